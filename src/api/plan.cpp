@@ -1,0 +1,155 @@
+// Public plan API: make_plan, printing, and the checks shared by both executors before they run.
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "cpu/cpu_executor.hpp"
+#include "plan/planner.hpp"
+#include "xpose/plan.hpp"
+#if XPOSE_HAS_CUDA
+#include "cuda/dispatch/dispatch.hpp"
+#endif
+
+namespace xpose {
+
+namespace {
+
+template <class Seq>
+void print_list(std::ostream& os, const Seq& s, int n) {
+  os << '[';
+  for (int i = 0; i < n; ++i) os << (i ? ", " : "") << s[i];
+  os << ']';
+}
+
+bool log_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("XPOSE_LOG");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
+  return on;
+}
+
+// Shared by execute and execute_host: null and overlap checks. `empty` problems accept null pointers.
+status check_buffers(const plan& p, const void* in, void* out, const char* in_name, const char* out_name) {
+  if (p.payload_bytes() == 0) return status::ok();
+  if (in == nullptr) return status(status_code::invalid_argument, std::string(in_name) + " is null");
+  if (out == nullptr) return status(status_code::invalid_argument, std::string(out_name) + " is null");
+  const auto a = reinterpret_cast<std::uintptr_t>(in);
+  const auto b = reinterpret_cast<std::uintptr_t>(out);
+  const auto a_end = a + static_cast<std::uintptr_t>(p.in_span_bytes());
+  const auto b_end = b + static_cast<std::uintptr_t>(p.out_span_bytes());
+  if (a < b_end && b < a_end) {
+    return status(status_code::invalid_argument, std::string(in_name) + " and " + out_name +
+                                                     " overlap; xpose transposes out of place");
+  }
+  return status::ok();
+}
+
+}  // namespace
+
+std::int64_t canonical_form::words() const noexcept {
+  std::int64_t n = 1;
+  for (int i = 0; i < rank; ++i) n *= extent[i];
+  return n;
+}
+
+std::int64_t plan_geometry::batch_count() const noexcept {
+  std::int64_t n = 1;
+  for (int i = 0; i < batch_rank; ++i) n *= batch_extent[i];
+  return n;
+}
+
+std::ostream& operator<<(std::ostream& os, const problem& p) {
+  os << "shape ";
+  print_list(os, p.shape, static_cast<int>(p.shape.size()));
+  os << " axes ";
+  if (p.axes.empty()) os << "(reversed)";
+  else print_list(os, p.axes, static_cast<int>(p.axes.size()));
+  os << " elem_bytes " << p.elem_bytes;
+  if (!p.in_strides.empty()) {
+    os << " in_strides ";
+    print_list(os, p.in_strides, static_cast<int>(p.in_strides.size()));
+  }
+  if (!p.out_strides.empty()) {
+    os << " out_strides ";
+    print_list(os, p.out_strides, static_cast<int>(p.out_strides.size()));
+  }
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const canonical_form& c) {
+  os << c.word_bytes << "-byte words, extents ";
+  print_list(os, c.extent, c.rank);
+  os << " in_strides ";
+  print_list(os, c.in_stride, c.rank);
+  os << " out_strides ";
+  print_list(os, c.out_stride, c.rank);
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
+  os << to_string(g.algo) << ": ";
+  if (g.batch_rank > 0) {
+    os << "batch ";
+    print_list(os, g.batch_extent, g.batch_rank);
+    os << " (in strides ";
+    print_list(os, g.batch_in_stride, g.batch_rank);
+    os << ", out strides ";
+    print_list(os, g.batch_out_stride, g.batch_rank);
+    os << ") of ";
+  }
+  if (g.algo == algorithm::transpose2d) {
+    os << g.rows << " x " << g.cols << " -> " << g.cols << " x " << g.rows << " units of " << g.elem_words
+       << " x " << g.word_bytes << " B, in_ld " << g.in_ld << ", out_ld " << g.out_ld;
+  } else {
+    os << "rows of " << g.elem_words << " x " << g.word_bytes << " B";
+  }
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const plan& p) {
+  os << "xpose::plan " << to_string(p.algo()) << "\n  problem:   " << p.source()
+     << "\n  canonical: " << p.canonical() << "\n  geometry:  " << p.geometry()
+     << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";
+  return os;
+}
+
+result<plan> make_plan(const problem& p) {
+  detail::normalized_problem n;
+  if (status s = detail::validate(p, n); !s) return s;
+  plan out;
+  out.problem_ = p;
+  out.canonical_ = detail::canonicalize(n);
+  auto g = detail::select(out.canonical_);
+  if (!g) return g.error();
+  out.geometry_ = *g;
+  out.payload_bytes_ = n.elements * n.elem_bytes;  // no overflow: checked in validate
+  out.in_span_bytes_ = n.in_span_bytes;
+  out.out_span_bytes_ = n.out_span_bytes;
+  if (log_enabled()) std::clog << out << '\n';
+  return out;
+}
+
+status plan::execute(const void* d_in, void* d_out, stream_t stream) const {
+  if (status s = check_buffers(*this, d_in, d_out, "d_in", "d_out"); !s) return s;
+  if (payload_bytes_ == 0) return status::ok();
+#if XPOSE_HAS_CUDA
+  return detail::cuda_execute(geometry_, d_in, d_out, stream);
+#else
+  (void)stream;
+  return status(status_code::unsupported, "xpose was built without CUDA; use execute_host");
+#endif
+}
+
+status plan::execute_host(const void* in, void* out, int threads) const {
+  if (status s = check_buffers(*this, in, out, "in", "out"); !s) return s;
+  if (payload_bytes_ == 0) return status::ok();
+  if (threads < 0) return status(status_code::invalid_argument, "threads = " + std::to_string(threads) + " is negative");
+#if XPOSE_HAS_CUDA
+  if (status s = detail::cuda_reject_device_pointer(in, "in"); !s) return s;
+  if (status s = detail::cuda_reject_device_pointer(out, "out"); !s) return s;
+#endif
+  return detail::cpu_execute(geometry_, in, out, threads);
+}
+
+}  // namespace xpose

@@ -1,0 +1,41 @@
+// xpose planner internals: validate -> canonicalize -> select. Pure host C++, no CUDA, unit-tested in
+// tests/host without a GPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "xpose/plan.hpp"
+#include "xpose/problem.hpp"
+#include "xpose/status.hpp"
+
+namespace xpose::detail {
+
+/// A validated problem: axes normalized (non-negative, explicit), strides explicit (elements).
+struct normalized_problem {
+  int rank = 0;
+  std::int64_t elem_bytes = 0;
+  std::array<std::int64_t, max_rank> shape{};
+  std::array<int, max_rank> axes{};                 // output axis i takes input axis axes[i]
+  std::array<std::int64_t, max_rank> in_strides{};   // per input axis, elements
+  std::array<std::int64_t, max_rank> out_strides{};  // per output axis, elements
+  std::int64_t elements = 0;                         // product of shape
+  std::int64_t in_span_bytes = 0;                    // bytes from the base pointer to the end of the view
+  std::int64_t out_span_bytes = 0;
+};
+
+/// Checks every field of `p`; on success fills `out`. Messages name the field and the index at fault.
+status validate(const problem& p, normalized_problem& out);
+
+/// Drops size-1 axes, factors the element into words, fuses axes adjacent in both input and output, and
+/// widens words where the fastest axis is unpermuted (DESIGN §1).
+canonical_form canonicalize(const normalized_problem& n);
+
+/// Chooses the algorithm and its geometry for a canonical form (DESIGN §2).
+result<plan_geometry> select(const canonical_form& c);
+
+/// Multiplication and addition of non-negative 64-bit values; false on overflow.
+bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept;
+bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept;
+
+}  // namespace xpose::detail
