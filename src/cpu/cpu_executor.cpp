@@ -1,0 +1,18 @@
+// CPU executor entry point: picks the macro-kernel for the plan's algorithm.
+#include "cpu/cpu_executor.hpp"
+
+#include "cpu/macrokernels.hpp"
+
+namespace xpose::detail {
+
+status cpu_execute(const plan_geometry& g, const void* in, void* out, int threads) {
+  if (threads < 0) return status(status_code::invalid_argument, "threads must be >= 0");
+  switch (g.algo) {
+    case algorithm::copy:
+    case algorithm::rows: cpu_rows(g, in, out, threads); return status::ok();
+    case algorithm::transpose2d: cpu_transpose2d(g, in, out, threads); return status::ok();
+  }
+  return status(status_code::internal, "cpu_execute: unknown algorithm");
+}
+
+}  // namespace xpose::detail

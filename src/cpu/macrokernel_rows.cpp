@@ -1,0 +1,84 @@
+// copy and rows on the CPU: each batch item moves one contiguous run of `elem_words` words.
+//
+// Work is split into tasks of whole runs, or, when runs are long (a big copy, few long rows), into pieces
+// of `piece_bytes` so that every thread gets a share even when the batch is small. Short runs of 1..16
+// power-of-two bytes get a fixed-size copy the compiler turns into one load and one store; the rest call
+// memcpy, which is at its best on long runs.
+#include <cstdint>
+#include <cstring>
+
+#include "cpu/batch_cursor.hpp"
+#include "cpu/macrokernels.hpp"
+#include "cpu/threads.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+// Long runs are cut into pieces of this size: large enough that memcpy runs at full speed (and uses
+// non-temporal stores on big pieces), small enough to balance threads.
+constexpr std::int64_t piece_bytes = std::int64_t{256} << 10;
+
+// One run per batch item in [begin, end), all of `RunBytes` bytes (0 = `run_bytes`, known at run time).
+template <std::int64_t RunBytes>
+void copy_runs(const plan_geometry& g, const unsigned char* in, unsigned char* out, std::int64_t run_bytes,
+               std::int64_t begin, std::int64_t end) {
+  const std::int64_t wb = g.word_bytes;
+  batch_cursor b(g, begin);
+  for (std::int64_t i = begin; i < end; ++i, b.next()) {
+    const unsigned char* src = in + b.in_offset() * wb;
+    unsigned char* dst = out + b.out_offset() * wb;
+    if constexpr (RunBytes > 0) {
+      std::memcpy(dst, src, RunBytes);
+    } else {
+      std::memcpy(dst, src, static_cast<std::size_t>(run_bytes));
+    }
+  }
+}
+
+}  // namespace
+
+void cpu_rows(const plan_geometry& g, const void* in_v, void* out_v, int threads) {
+  const auto* in = static_cast<const unsigned char*>(in_v);
+  auto* out = static_cast<unsigned char*>(out_v);
+  const std::int64_t run_bytes = g.elem_words * g.word_bytes;
+  const std::int64_t items = g.batch_count();
+  if (run_bytes == 0 || items == 0) return;
+
+  if (run_bytes > piece_bytes) {
+    // Long runs: task t is piece t % pieces of run t / pieces.
+    const std::int64_t pieces = (run_bytes + piece_bytes - 1) / piece_bytes;
+    const int nt = resolve_threads(threads, run_bytes * items, items * pieces);
+    parallel_slices(items * pieces, nt, [&](std::int64_t begin, std::int64_t end) {
+      batch_cursor b(g, begin / pieces);
+      std::int64_t piece = begin % pieces;
+      for (std::int64_t t = begin; t < end; ++t) {
+        const std::int64_t off = piece * piece_bytes;
+        const std::int64_t len = piece + 1 == pieces ? run_bytes - off : piece_bytes;
+        std::memcpy(out + b.out_offset() * g.word_bytes + off, in + b.in_offset() * g.word_bytes + off,
+                    static_cast<std::size_t>(len));
+        if (++piece == pieces) {
+          piece = 0;
+          b.next();
+        }
+      }
+    });
+    return;
+  }
+
+  const int nt = resolve_threads(threads, run_bytes * items, items);
+  parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {
+    switch (run_bytes) {
+      case 1: copy_runs<1>(g, in, out, run_bytes, begin, end); break;
+      case 2: copy_runs<2>(g, in, out, run_bytes, begin, end); break;
+      case 4: copy_runs<4>(g, in, out, run_bytes, begin, end); break;
+      case 8: copy_runs<8>(g, in, out, run_bytes, begin, end); break;
+      case 16: copy_runs<16>(g, in, out, run_bytes, begin, end); break;
+      case 32: copy_runs<32>(g, in, out, run_bytes, begin, end); break;
+      case 64: copy_runs<64>(g, in, out, run_bytes, begin, end); break;
+      default: copy_runs<0>(g, in, out, run_bytes, begin, end); break;
+    }
+  });
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,16 @@
+// The CPU executor's macro-kernels, one per algorithm family; cpu_executor.cpp dispatches to them.
+// Each takes a geometry already checked by the planner and pointers already checked by plan::execute_host,
+// and a thread count (0 = all hardware threads) that it lowers for small problems (see threads.hpp).
+#pragma once
+
+#include "xpose/plan.hpp"
+
+namespace xpose::detail {
+
+/// algorithm::copy and algorithm::rows: one contiguous run of elem_words words per batch item.
+void cpu_rows(const plan_geometry& g, const void* in, void* out, int threads);
+
+/// algorithm::transpose2d: a batch of rows x cols -> cols x rows transposes of elem_words-word units.
+void cpu_transpose2d(const plan_geometry& g, const void* in, void* out, int threads);
+
+}  // namespace xpose::detail
