@@ -1,0 +1,34 @@
+// Internal to the CUDA executor: per-family launchers and the facts they share.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "xpose/plan.hpp"
+#include "xpose/status.hpp"
+
+namespace xpose::detail {
+
+/// Facts about the current device that launch geometry depends on, read once per device.
+struct device_info {
+  int ordinal = 0;
+  int sm_count = 0;
+};
+
+/// The current device's facts (thread-safe, cached).
+status current_device(device_info& out);
+
+/// cuda_error status naming `what` and the runtime's message; clears the sticky-free error state.
+status cuda_failure(cudaError_t err, const char* what);
+
+/// Lowest set bit of x (its power-of-two alignment); 0 for x == 0.
+constexpr std::uint64_t lowbit(std::uint64_t x) { return x & (~x + 1); }
+
+status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
+                          const device_info& dev);
+status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
+                   const device_info& dev);
+
+}  // namespace xpose::detail

@@ -1,0 +1,55 @@
+// rows dispatch: the widest chunk (16, 8, 4, 2, 1 bytes) dividing the row length, both base pointers and
+// every batch stride -> rows_kernel<chunk> (kernels/rows.cuh).
+#include <algorithm>
+
+#include "cuda/dispatch/launch.hpp"
+#include "cuda/kernels/rows.cuh"
+
+namespace xpose::detail {
+
+namespace {
+
+template <int VecBytes>
+status launch(rows_params p, std::uint64_t row_bytes, std::uint64_t rows, cudaStream_t stream,
+              const device_info& dev) {
+  const std::uint64_t per_row = row_bytes / VecBytes;
+  p.chunks_per_row = fast_divmod(per_row);
+  p.total_chunks = per_row * rows;
+  // Enough blocks to fill every SM several times over; the grid-stride loop does the rest.
+  const std::uint64_t wanted = (p.total_chunks + rows_threads - 1) / rows_threads;
+  const std::uint64_t cap = static_cast<std::uint64_t>(std::max(dev.sm_count, 1)) * 32;
+  const unsigned grid = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
+  rows_kernel<VecBytes><<<grid, rows_threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "rows launch");
+  return status::ok();
+}
+
+}  // namespace
+
+status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
+                   const device_info& dev) {
+  const std::int64_t wb = g.word_bytes;
+  const auto row_bytes = static_cast<std::uint64_t>(g.elem_words * wb);
+  if (g.batch_rank > rows_max_batch_rank) return status(status_code::internal, "rows: batch rank too large");
+  rows_params p{};
+  p.in = static_cast<const unsigned char*>(d_in);
+  p.out = static_cast<unsigned char*>(d_out);
+  p.batch.rank = g.batch_rank;
+  std::uint64_t align_bits = reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out) | row_bytes;
+  for (int i = 0; i < g.batch_rank; ++i) {
+    p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
+    p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
+    p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
+    align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
+  }
+  const auto rows = static_cast<std::uint64_t>(g.batch_count());
+  switch (std::min<std::uint64_t>(lowbit(align_bits), 16)) {
+    case 16: return launch<16>(p, row_bytes, rows, stream, dev);
+    case 8: return launch<8>(p, row_bytes, rows, stream, dev);
+    case 4: return launch<4>(p, row_bytes, rows, stream, dev);
+    case 2: return launch<2>(p, row_bytes, rows, stream, dev);
+    default: return launch<1>(p, row_bytes, rows, stream, dev);
+  }
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,73 @@
+// Index arithmetic shared by host and device code (and tested on the host, tests/host/test_index_math.cpp).
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define XPOSE_HD __host__ __device__ __forceinline__
+#else
+#define XPOSE_HD inline
+#endif
+
+namespace xpose::detail {
+
+/// Division of 64-bit unsigned values by a divisor fixed at plan time, with a multiply-high and shifts
+/// instead of the ~70-instruction 64-bit divide (Granlund & Montgomery 1994, fig. 4.1):
+///   l = ceil(log2 d), m = floor(2^64 (2^l - d) / d) + 1, sh1 = min(l, 1), sh2 = max(l - 1, 0)
+///   q = (t + ((n - t) >> sh1)) >> sh2  with t = mulhi(m, n)
+/// Exact for every 64-bit n and every d >= 1.
+struct fast_divmod {
+  std::uint64_t divisor = 1;
+  std::uint64_t multiplier = 1;
+  unsigned shift1 = 0;
+  unsigned shift2 = 0;
+
+  fast_divmod() = default;
+  explicit fast_divmod(std::uint64_t d) : divisor(d) {
+    unsigned l = 0;
+    while (l < 64 && (std::uint64_t{1} << l) < d) ++l;
+    const unsigned __int128 two_l = static_cast<unsigned __int128>(1) << l;
+    multiplier = static_cast<std::uint64_t>(((two_l - d) << 64) / d + 1);
+    shift1 = l < 1 ? l : 1;
+    shift2 = l > 1 ? l - 1 : 0;
+  }
+
+  XPOSE_HD std::uint64_t div(std::uint64_t n) const {
+#if defined(__CUDA_ARCH__)
+    const std::uint64_t t = __umul64hi(multiplier, n);
+#else
+    const auto t = static_cast<std::uint64_t>((static_cast<unsigned __int128>(multiplier) * n) >> 64);
+#endif
+    return (t + ((n - t) >> shift1)) >> shift2;
+  }
+
+  /// quotient, and n - quotient * divisor into `rem`
+  XPOSE_HD std::uint64_t divmod(std::uint64_t n, std::uint64_t& rem) const {
+    const std::uint64_t q = div(n);
+    rem = n - q * divisor;
+    return q;
+  }
+};
+
+/// Up to `max_canonical_rank` batch axes, each with a divisor and per-side byte strides. Maps a linear batch
+/// index (row-major over the extents) to byte offsets in the input and the output.
+template <int MaxRank>
+struct batch_map {
+  int rank = 0;
+  fast_divmod extent[MaxRank];
+  std::int64_t in_stride[MaxRank] = {};   // bytes
+  std::int64_t out_stride[MaxRank] = {};  // bytes
+
+  XPOSE_HD void offsets(std::uint64_t b, std::int64_t& in_off, std::int64_t& out_off) const {
+    in_off = 0;
+    out_off = 0;
+    for (int i = rank - 1; i >= 0; --i) {
+      std::uint64_t idx = 0;
+      b = extent[i].divmod(b, idx);
+      in_off += static_cast<std::int64_t>(idx) * in_stride[i];
+      out_off += static_cast<std::int64_t>(idx) * out_stride[i];
+    }
+  }
+};
+
+}  // namespace xpose::detail

@@ -1,0 +1,310 @@
+// transpose2d family: (batched) b x r x c -> b x c x r of fixed-size units.
+//
+// Two variants share the tile scheduler (`tile_coords`) and the parameter block:
+//
+// * vec16<UnitBytes> (UnitBytes in {1, 2, 4, 8, 16}): 16-byte global loads AND stores. Requires 16-byte
+//   aligned base pointers, leading dimensions and batch strides (checked on the host by the dispatcher).
+//   A thread loads a V x V micro-tile of units (V = 16 / UnitBytes rows, one 16-byte vector each),
+//   transposes it in registers (free renaming for >= 4-byte units, `prmt` byte permutes for 1- and 2-byte
+//   units), and stores V 16-byte vectors to shared memory, already in output orientation. After the barrier,
+//   each thread reads 16-byte vectors along output rows and stores them to global memory. The shared tile is
+//   XOR-swizzled at 16-byte granularity (see `swizzle`), so both shared-memory phases are conflict-free.
+//   Edge tiles take the same path with per-vector bounds checks (block-uniform `full` flag).
+//   grid: 1-D, one tile per block (a grid-stride loop covers > 2^31 - 1 tiles); block: policy threads.
+//
+// * words<WordBytes>: any alignment, units of K words (K = unit_words, e.g. 3 for RGB8). Classic staging:
+//   coalesced word loads into a padded shared tile, coalesced word stores out. Used when vec16 does not
+//   apply (misaligned pointers or pitches, unit sizes that are not powers of two).
+//   grid: 1-D over tiles; block: 256 threads.
+//
+// All offsets and counts are 64-bit; byte strides throughout so both variants read the same parameters.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/index_math.hpp"
+#include "cuda/tuning/transpose2d.hpp"
+
+namespace xpose::detail {
+
+inline constexpr int transpose2d_max_batch_rank = 8;
+
+struct transpose2d_params {
+  const unsigned char* in;
+  unsigned char* out;
+  std::int64_t rows;       // input rows r (units)
+  std::int64_t cols;       // input columns c (units)
+  std::int64_t in_ld;      // bytes between input rows
+  std::int64_t out_ld;     // bytes between output rows
+  std::int64_t unit_words; // words x word bytes = unit bytes (words variant only)
+  std::int64_t tiles_r;    // tiles along r
+  std::int64_t tiles_c;    // tiles along c
+  std::int64_t tiles_total;
+  batch_map<transpose2d_max_batch_rank> batch;
+};
+
+/// Tile t -> (batch offsets, first row, first column). Column tiles vary fastest, so the blocks resident at
+/// one time read neighbouring segments of the same input rows.
+struct tile_coords {
+  std::int64_t in_off, out_off, r0, c0;
+
+  __device__ tile_coords(const transpose2d_params& p, std::int64_t t, int tile_rows, int tile_cols) {
+    const std::int64_t tc = t % p.tiles_c;
+    const std::int64_t rest = t / p.tiles_c;
+    const std::int64_t tr = rest % p.tiles_r;
+    const std::int64_t b = rest / p.tiles_r;
+    p.batch.offsets(static_cast<std::uint64_t>(b), in_off, out_off);
+    r0 = tr * tile_rows;
+    c0 = tc * tile_cols;
+  }
+};
+
+// ---- vec16 ------------------------------------------------------------------------------------------------
+
+/// Register transpose of a V x V micro-tile of UnitBytes-byte units, V = 16 / UnitBytes.
+/// in[i] = input row i (4 words = 16 bytes = V units); out[k] = output row k, whose unit i is in[i]'s unit k.
+template <int UnitBytes>
+__device__ __forceinline__ void transpose_micro(const std::uint32_t (&in)[16 / UnitBytes][4],
+                                                std::uint32_t (&out)[16 / UnitBytes][4]) {
+  constexpr int V = 16 / UnitBytes;
+  if constexpr (UnitBytes == 16) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) out[0][j] = in[0][j];
+  } else if constexpr (UnitBytes == 8) {  // unit = 2 words
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        out[k][2 * i] = in[i][2 * k];
+        out[k][2 * i + 1] = in[i][2 * k + 1];
+      }
+  } else if constexpr (UnitBytes == 4) {
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+#pragma unroll
+      for (int i = 0; i < V; ++i) out[k][i] = in[i][k];
+  } else if constexpr (UnitBytes == 2) {
+    // out[k] word p = (in[2p] half k, in[2p+1] half k); half k lives in word k/2, low (0x5410) or high (0x7632).
+#pragma unroll
+    for (int k = 0; k < V; ++k)
+#pragma unroll
+      for (int p = 0; p < 4; ++p)
+        out[k][p] = __byte_perm(in[2 * p][k / 2], in[2 * p + 1][k / 2], (k % 2) ? 0x7632 : 0x5410);
+  } else {
+    static_assert(UnitBytes == 1);
+    // 4 x 4 byte transposes: rows a..d = in[4p..4p+3], word j. ab_lo = (a0 b0 a1 b1), ab_hi = (a2 b2 a3 b3);
+    // then (a0 b0 c0 d0) = prmt(ab_lo, cd_lo, 0x5410), (a1 b1 c1 d1) = prmt(ab_lo, cd_lo, 0x7632), ...
+    // Byte m of word j is input unit 4j + m, so these are words p of output rows 4j .. 4j+3.
+#pragma unroll
+    for (int p = 0; p < 4; ++p)
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const std::uint32_t ab_lo = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x5140);
+        const std::uint32_t ab_hi = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x7362);
+        const std::uint32_t cd_lo = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x5140);
+        const std::uint32_t cd_hi = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x7362);
+        out[4 * j + 0][p] = __byte_perm(ab_lo, cd_lo, 0x5410);
+        out[4 * j + 1][p] = __byte_perm(ab_lo, cd_lo, 0x7632);
+        out[4 * j + 2][p] = __byte_perm(ab_hi, cd_hi, 0x5410);
+        out[4 * j + 3][p] = __byte_perm(ab_hi, cd_hi, 0x7632);
+      }
+  }
+}
+
+/// Loads units [0, n) of a 16-byte vector (n < V: the rest stay 0), unit by unit: edge tiles only.
+template <int UnitBytes>
+__device__ __forceinline__ void load_units(const unsigned char* src, int n, std::uint32_t (&w)[4]) {
+  constexpr int V = 16 / UnitBytes;
+#pragma unroll
+  for (int u = 0; u < V; ++u) {
+    if (u >= n) break;
+    if constexpr (UnitBytes >= 4) {
+#pragma unroll
+      for (int h = 0; h < UnitBytes / 4; ++h)
+        w[u * (UnitBytes / 4) + h] = reinterpret_cast<const std::uint32_t*>(src + u * UnitBytes)[h];
+    } else if constexpr (UnitBytes == 2) {
+      w[u / 2] |= std::uint32_t{reinterpret_cast<const std::uint16_t*>(src)[u]} << (16 * (u % 2));
+    } else {
+      w[u / 4] |= std::uint32_t{src[u]} << (8 * (u % 4));
+    }
+  }
+}
+
+/// Stores units [0, n) of a 16-byte vector, unit by unit: edge tiles only.
+template <int UnitBytes>
+__device__ __forceinline__ void store_units(unsigned char* dst, int n, const std::uint32_t (&w)[4]) {
+  constexpr int V = 16 / UnitBytes;
+#pragma unroll
+  for (int u = 0; u < V; ++u) {
+    if (u >= n) break;
+    if constexpr (UnitBytes >= 4) {
+#pragma unroll
+      for (int h = 0; h < UnitBytes / 4; ++h)
+        reinterpret_cast<std::uint32_t*>(dst + u * UnitBytes)[h] = w[u * (UnitBytes / 4) + h];
+    } else if constexpr (UnitBytes == 2) {
+      reinterpret_cast<std::uint16_t*>(dst)[u] = static_cast<std::uint16_t>(w[u / 2] >> (16 * (u % 2)));
+    } else {
+      dst[u] = static_cast<unsigned char>(w[u / 4] >> (8 * (u % 4)));
+    }
+  }
+}
+
+template <int UnitBytes>
+struct vec16_shape {
+  using policy = transpose2d_vec16_policy<UnitBytes>;
+  static constexpr int V = 16 / UnitBytes;             // units per 16-byte vector
+  static constexpr int MR = policy::mr;                // micro-tiles along r (= 16-byte chunks per output row)
+  static constexpr int MC = policy::mc;                // micro-tiles along c (= 16-byte chunks per input row)
+  static constexpr int P = policy::per_thread;
+  static constexpr int threads = MR * MC / P;
+  static constexpr int tile_rows = V * MR;             // input rows per tile
+  static constexpr int tile_cols = V * MC;             // input units per tile row
+  static_assert(MR >= 8 && (MR & (MR - 1)) == 0 && MC >= 8, "swizzle needs >= 8 power-of-two chunks a row");
+};
+
+/// Shared tile: tile_cols output rows of MR 16-byte chunks. Chunk q of output row c is stored at
+/// q ^ ((c / V) & 7): the 8 lanes of a quarter-warp (one 16-byte wavefront) then hit 8 distinct 16-byte
+/// bank groups both when storing micro-tiles (8 consecutive c / V) and when reading rows (8 consecutive q).
+///   bits of the chunk index:  [ q_hi | q_lo(3) ]  ->  [ q_hi | q_lo ^ (c/V)_lo(3) ]
+template <int V, int MR>
+__device__ __forceinline__ int swizzle(int c, int q) {
+  return c * MR + (q ^ ((c / V) & 7));
+}
+
+template <int UnitBytes>
+__global__ void __launch_bounds__(vec16_shape<UnitBytes>::threads)
+    transpose2d_vec16_kernel(const transpose2d_params p) {
+  using S = vec16_shape<UnitBytes>;
+  constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
+  __shared__ uint4 tile[S::tile_cols * MR];
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, S::tile_rows, S::tile_cols);
+    const unsigned char* in_tile = p.in + tc.in_off + tc.r0 * p.in_ld + tc.c0 * UnitBytes;
+    unsigned char* out_tile = p.out + tc.out_off + tc.c0 * p.out_ld + tc.r0 * UnitBytes;
+    const std::int64_t rows_left = p.rows - tc.r0;  // valid rows of this tile (may exceed tile_rows)
+    const std::int64_t cols_left = p.cols - tc.c0;
+    const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;  // block-uniform
+
+    // 1. global -> registers: all V x P loads issued before any use.
+    std::uint32_t v[P][V][4];
+#pragma unroll
+    for (int m = 0; m < P; ++m) {
+      const int micro = threadIdx.x + m * S::threads;
+      const int mi = micro / MC, mj = micro % MC;  // consecutive lanes: consecutive 16-byte chunks of a row
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int row = mi * V + i;
+        const unsigned char* src = in_tile + row * p.in_ld + mj * 16;
+        if (full) {
+          const uint4 x = __ldg(reinterpret_cast<const uint4*>(src));
+          v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+        } else {
+          v[m][i][0] = v[m][i][1] = v[m][i][2] = v[m][i][3] = 0;
+          const std::int64_t n = cols_left - mj * V;
+          if (row < rows_left && n >= V) {
+            const uint4 x = __ldg(reinterpret_cast<const uint4*>(src));
+            v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+          } else if (row < rows_left && n > 0) {
+            load_units<UnitBytes>(src, static_cast<int>(n), v[m][i]);
+          }
+        }
+      }
+    }
+    // The previous tile's readers of `tile` must be done before it is overwritten (grid-stride loop).
+    __syncthreads();
+
+    // 2. register transpose, then 16-byte stores in output orientation.
+#pragma unroll
+    for (int m = 0; m < P; ++m) {
+      const int micro = threadIdx.x + m * S::threads;
+      const int mi = micro / MC, mj = micro % MC;
+      std::uint32_t w[V][4];
+      transpose_micro<UnitBytes>(v[m], w);
+#pragma unroll
+      for (int k = 0; k < V; ++k) {
+        const int c = mj * V + k;  // output row within the tile
+        tile[swizzle<V, MR>(c, mi)] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
+      }
+    }
+    __syncthreads();  // all micro-tiles are in shared memory
+
+    // 3. shared -> global along output rows: consecutive lanes take consecutive 16-byte chunks.
+#pragma unroll
+    for (int j = 0; j < V * P; ++j) {
+      const int x = threadIdx.x + j * S::threads;
+      const int c = x / MR, q = x % MR;
+      const uint4 val = tile[swizzle<V, MR>(c, q)];
+      unsigned char* dst = out_tile + c * p.out_ld + q * 16;
+      if (full) {
+        *reinterpret_cast<uint4*>(dst) = val;
+      } else if (c < cols_left) {
+        const std::int64_t n = rows_left - q * V;
+        if (n >= V) {
+          *reinterpret_cast<uint4*>(dst) = val;
+        } else if (n > 0) {
+          const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
+          store_units<UnitBytes>(dst, static_cast<int>(n), w);
+        }
+      }
+    }
+  }
+}
+
+// ---- words ------------------------------------------------------------------------------------------------
+
+template <int WordBytes>
+struct word_type;
+template <>
+struct word_type<1> { using type = std::uint8_t; };
+template <>
+struct word_type<2> { using type = std::uint16_t; };
+template <>
+struct word_type<4> { using type = std::uint32_t; };
+template <>
+struct word_type<8> { using type = uint2; };
+template <>
+struct word_type<16> { using type = uint4; };
+
+/// Tile side (units) for the words variant: 32 while a unit is <= 16 bytes, else 16 (units <= 64 bytes).
+constexpr int words_tile_side(std::int64_t unit_bytes) { return unit_bytes <= 16 ? 32 : 16; }
+
+template <int WordBytes, int Tile>
+__global__ void __launch_bounds__(transpose2d_words_policy::threads)
+    transpose2d_words_kernel(const transpose2d_params p) {
+  using word = typename word_type<WordBytes>::type;
+  constexpr int threads = transpose2d_words_policy::threads;
+  // Rows of Tile * K words plus one word of padding: column reads (stride = pitch) then spread over banks.
+  constexpr int capacity = transpose2d_words_policy::smem_bytes / WordBytes + Tile;
+  __shared__ word tile[capacity];
+
+  const int K = static_cast<int>(p.unit_words);
+  const unsigned row_words = static_cast<unsigned>(Tile * K);  // words of one tile row, either side
+  const unsigned pitch = row_words + 1;
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, Tile, Tile);
+    const unsigned char* in_tile = p.in + tc.in_off + tc.r0 * p.in_ld + tc.c0 * K * WordBytes;
+    unsigned char* out_tile = p.out + tc.out_off + tc.c0 * p.out_ld + tc.r0 * K * WordBytes;
+    const std::int64_t rows_left = p.rows - tc.r0;
+    const std::int64_t col_words_left = (p.cols - tc.c0) * K;
+    const std::int64_t cols_left = p.cols - tc.c0;
+    const std::int64_t row_words_left = rows_left * K;
+
+    __syncthreads();  // previous tile's readers are done with `tile`
+    for (unsigned i = threadIdx.x; i < Tile * row_words; i += threads) {
+      const unsigned rr = i / row_words, rem = i - rr * row_words;  // consecutive lanes: consecutive words
+      if (rr < rows_left && rem < col_words_left)
+        tile[rr * pitch + rem] = reinterpret_cast<const word*>(in_tile + rr * p.in_ld)[rem];
+    }
+    __syncthreads();
+    for (unsigned j = threadIdx.x; j < Tile * row_words; j += threads) {
+      const unsigned cc = j / row_words, rem = j - cc * row_words;  // output row cc, word rem of it
+      const unsigned rr = rem / K, k = rem - rr * K;
+      if (cc < cols_left && rem < row_words_left)
+        reinterpret_cast<word*>(out_tile + cc * p.out_ld)[rem] = tile[rr * pitch + cc * K + k];
+    }
+  }
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,253 @@
+// GPU tests of plan::execute (production kernels): every element size x algorithm x awkward shapes, pitched
+// and misaligned views, streams, errors, and > 2^31 elements. Outputs are poisoned first; the whole output
+// allocation (gaps and slack included) is compared with the host reference, so stray writes fail too.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "common/reference.hpp"
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using xpose::problem;
+using xpose::test::out_shape;
+using xpose::test::packed_strides;
+using xpose::test::span_bytes;
+
+#define CUDA_OK(expr)                                                                   \
+  do {                                                                                  \
+    const cudaError_t e_ = (expr);                                                      \
+    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);              \
+  } while (0)
+
+constexpr unsigned char poison = 0xA5;
+constexpr std::uint64_t seed = 20261122;
+
+struct device_buffer {
+  void* ptr = nullptr;
+  explicit device_buffer(std::size_t bytes) {
+    if (cudaMalloc(&ptr, bytes == 0 ? 1 : bytes) != cudaSuccess) ptr = nullptr;
+  }
+  ~device_buffer() { cudaFree(ptr); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  unsigned char* bytes() const { return static_cast<unsigned char*>(ptr); }
+};
+
+// Runs `p` on the GPU with the input at byte offset `in_shift` and the output at `out_shift` of their
+// allocations, and compares the entire output allocation with the host reference applied to a poisoned copy.
+void check(const problem& p, std::size_t in_shift = 0, std::size_t out_shift = 0, cudaStream_t stream = nullptr) {
+  SCOPED_TRACE(::testing::Message() << "problem: " << p << " in_shift " << in_shift << " out_shift " << out_shift
+                                    << " seed " << seed);
+  auto plan = xpose::make_plan(p);
+  ASSERT_TRUE(plan) << plan.error();
+  const auto oshape = out_shape(p);
+  const auto in_span = static_cast<std::size_t>(
+      span_bytes(p.shape, p.in_strides.empty() ? packed_strides(p.shape) : p.in_strides, p.elem_bytes));
+  const auto out_span = static_cast<std::size_t>(
+      span_bytes(oshape, p.out_strides.empty() ? packed_strides(oshape) : p.out_strides, p.elem_bytes));
+  const std::size_t slack = 64;
+  const std::size_t in_alloc = in_shift + in_span + slack, out_alloc = out_shift + out_span + slack;
+
+  const auto h_in = xpose::test::random_bytes(in_alloc, seed ^ in_alloc);
+  std::vector<unsigned char> expected(out_alloc, poison), got(out_alloc, 0);
+  xpose::test::reference_permute(p, h_in.data() + in_shift, expected.data() + out_shift);
+
+  device_buffer d_in(in_alloc), d_out(out_alloc);
+  ASSERT_NE(d_in.ptr, nullptr);
+  ASSERT_NE(d_out.ptr, nullptr);
+  CUDA_OK(cudaMemcpy(d_in.ptr, h_in.data(), in_alloc, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(d_out.ptr, poison, out_alloc));
+  const xpose::status s = plan->execute(d_in.bytes() + in_shift, d_out.bytes() + out_shift, stream);
+  ASSERT_TRUE(s) << s << "\n" << *plan;
+  CUDA_OK(cudaStreamSynchronize(stream));
+  CUDA_OK(cudaMemcpy(got.data(), d_out.ptr, out_alloc, cudaMemcpyDeviceToHost));
+  std::size_t bad = 0, first = 0;
+  for (std::size_t i = 0; i < out_alloc; ++i)
+    if (got[i] != expected[i] && bad++ == 0) first = i;
+  EXPECT_EQ(bad, 0u) << "first wrong byte at " << first << " (output starts at " << out_shift << ")\n" << *plan;
+}
+
+const std::vector<std::int64_t> elem_sizes = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
+
+TEST(Transpose2d, MatchesReferenceForEveryElementSizeAndAwkwardShape) {
+  const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+      {1, 1},   {1, 7},   {7, 1},    {2, 2},    {31, 33},   {32, 32},  {33, 31},  {64, 64},
+      {127, 129}, {251, 241}, {1000, 3}, {3, 1000}, {4099, 33}, {33, 4099}, {5, 4099}, {257, 1031}};
+  for (auto e : elem_sizes)
+    for (auto [r, c] : shapes) check(problem{{r, c}, {1, 0}, e, {}, {}});
+}
+
+TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
+  for (std::int64_t e : {1, 2, 4, 8, 16}) check(problem{{1024 + 7, 2048 - 3}, {1, 0}, e, {}, {}});
+  for (std::int64_t e : {1, 4}) check(problem{{4096, 4099}, {1, 0}, e, {}, {}});
+}
+
+TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
+  for (auto e : elem_sizes) {
+    check(problem{{5, 33, 65}, {0, 2, 1}, e, {}, {}});
+    check(problem{{1000, 3, 3}, {0, 2, 1}, e, {}, {}});
+  }
+  check(problem{{3, 257, 129}, {0, 2, 1}, 4, {}, {}});
+  check(problem{{65536, 2, 5}, {0, 2, 1}, 8, {}, {}});
+}
+
+TEST(Transpose2d, MoreThan65535TilesAlongEitherSide) {
+  check(problem{{3, std::int64_t{1} << 22}, {1, 0}, 4, {}, {}});
+  check(problem{{std::int64_t{1} << 22, 3}, {1, 0}, 4, {}, {}});
+  check(problem{{2, std::int64_t{1} << 23}, {1, 0}, 1, {}, {}});
+}
+
+TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
+  for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
+    check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes
+    check(problem{{129, 67}, {1, 0}, e, {71, 1}, {131, 1}});   // odd pitches
+    check(problem{{4, 40, 33}, {0, 2, 1}, e, {40 * 40, 40, 1}, {33 * 48, 48, 1}});
+  }
+}
+
+TEST(Transpose2d, MisalignedBasePointersAreCorrect) {
+  for (std::int64_t e : {1, 2, 4, 8, 16})
+    for (std::size_t shift : {1, 2, 4, 8}) {
+      check(problem{{67, 129}, {1, 0}, e, {}, {}}, shift, 0);
+      check(problem{{67, 129}, {1, 0}, e, {}, {}}, 0, shift);
+      check(problem{{64, 128}, {1, 0}, e, {}, {}}, shift, shift);
+    }
+}
+
+TEST(Permute, NdProblemsThatReduceToRowsCopyOrBatchedTranspose) {
+  for (auto e : elem_sizes) {
+    check(problem{{2, 3, 17, 19}, {0, 2, 3, 1}, e, {}, {}});   // NCHW -> NHWC
+    check(problem{{2, 17, 19, 3}, {0, 3, 1, 2}, e, {}, {}});   // NHWC -> NCHW
+    check(problem{{4, 5, 6}, {1, 0, 2}, e, {}, {}});           // rows
+    check(problem{{5, 6, 7}, {2, 1, 0}, e, {}, {}});           // reversal: 2-D transpose with a middle batch
+    check(problem{{3, 4, 5}, {0, 1, 2}, e, {}, {}});           // identity -> copy
+    check(problem{{9, 1, 7, 1}, {3, 2, 1, 0}, e, {}, {}});     // size-1 axes
+    check(problem{{2, 3, 4, 5, 6}, {4, 3, 2, 1, 0}, e, {}, {}});
+  }
+  check(problem{{0, 5}, {1, 0}, 4, {}, {}});                   // empty
+  check(problem{{}, {}, 4, {}, {}});                           // a single element
+}
+
+TEST(Permute, StridedRowGathersAndCopies) {
+  for (std::int64_t e : {1, 2, 4, 8, 16, 6}) {
+    check(problem{{10, 20}, {0, 1}, e, {32, 1}, {}});           // pitched -> packed copy (rows)
+    check(problem{{10, 20}, {0, 1}, e, {}, {27, 1}});
+    check(problem{{6, 7, 8}, {1, 0, 2}, e, {7 * 9 * 8, 9 * 8, 1}, {}});
+  }
+}
+
+TEST(Execute, RunsOnANonDefaultStream) {
+  cudaStream_t s = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  check(problem{{300, 500}, {1, 0}, 4, {}, {}}, 0, 0, s);
+  check(problem{{300, 500}, {1, 0}, 3, {}, {}}, 0, 0, s);
+  CUDA_OK(cudaStreamDestroy(s));
+}
+
+TEST(Execute, IsCapturableInACudaGraph) {
+  const std::int64_t r = 513, c = 257;
+  auto plan = xpose::make_plan(problem{{r, c}, {1, 0}, 4, {}, {}});
+  ASSERT_TRUE(plan);
+  device_buffer d_in(r * c * 4), d_out(r * c * 4);
+  std::vector<float> h(r * c), back(r * c);
+  for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>(i) + 0.5f;
+  CUDA_OK(cudaMemcpy(d_in.ptr, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(d_out.ptr, poison, h.size() * 4));
+  cudaStream_t s = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraph_t graph = nullptr;
+  CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  const xpose::status st = plan->execute(d_in.ptr, d_out.ptr, s);
+  CUDA_OK(cudaStreamEndCapture(s, &graph));
+  ASSERT_TRUE(st) << st;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_OK(cudaGraphLaunch(exec, s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CUDA_OK(cudaMemcpy(back.data(), d_out.ptr, h.size() * 4, cudaMemcpyDeviceToHost));
+  for (std::int64_t i = 0; i < r; ++i)
+    for (std::int64_t j = 0; j < c; ++j) ASSERT_EQ(back[j * r + i], h[i * c + j]) << i << "," << j;
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+}
+
+TEST(Execute, RejectsHostPointersAndOverlappingBuffersNamingTheArgument) {
+  auto plan = xpose::make_plan(problem{{64, 64}, {1, 0}, 4, {}, {}});
+  ASSERT_TRUE(plan);
+  std::vector<float> host(64 * 64, 1.0f);
+  device_buffer d(2 * 64 * 64 * 4);
+  auto s = plan->execute(host.data(), d.ptr);
+  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(s.message().find("d_in"), std::string::npos) << s;
+  s = plan->execute(d.ptr, host.data());
+  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(s.message().find("d_out"), std::string::npos) << s;
+  s = plan->execute(d.bytes(), d.bytes() + 100);
+  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(s.message().find("overlap"), std::string::npos) << s;
+  s = plan->execute(nullptr, d.ptr);
+  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  // The host executor refuses device memory.
+  std::vector<float> host_out(64 * 64);
+  s = plan->execute_host(d.ptr, host_out.data());
+  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(s.message().find("device"), std::string::npos) << s;
+}
+
+// ---- > 2^31 elements, verified on the device (the host reference would take minutes) --------------------
+
+__host__ __device__ inline unsigned char byte_of(std::uint64_t i) {
+  i ^= i >> 29;
+  i *= 0xbf58476d1ce4e5b9ull;
+  i ^= i >> 32;
+  return static_cast<unsigned char>(i | 1u);
+}
+
+__global__ void fill_bytes(unsigned char* p, std::uint64_t n) {
+  for (std::uint64_t i = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::uint64_t{gridDim.x} * blockDim.x)
+    p[i] = byte_of(i);
+}
+
+// out (cols x rows) must hold in (rows x cols) transposed, for 1-byte elements.
+__global__ void count_wrong(const unsigned char* out, std::uint64_t rows, std::uint64_t cols,
+                            unsigned long long* wrong) {
+  unsigned long long local = 0;
+  for (std::uint64_t o = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x; o < rows * cols;
+       o += std::uint64_t{gridDim.x} * blockDim.x) {
+    const std::uint64_t c = o / rows, r = o % rows;
+    local += out[o] != byte_of(r * cols + c);
+  }
+  if (local) atomicAdd(wrong, local);
+}
+
+TEST(Large, MoreThan2Pow31ElementsTransposeCorrectly) {
+  const std::uint64_t rows = 46349, cols = 46351;  // primes; 2.148e9 elements > 2^31
+  ASSERT_GT(rows * cols, std::uint64_t{1} << 31);
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 2 * rows * cols + (std::size_t{1} << 28)) GTEST_SKIP() << "not enough device memory";
+  device_buffer d_in(rows * cols), d_out(rows * cols);
+  unsigned long long* d_wrong = nullptr;
+  CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+  CUDA_OK(cudaMemset(d_wrong, 0, sizeof(unsigned long long)));
+  fill_bytes<<<4096, 256>>>(d_in.bytes(), rows * cols);
+  CUDA_OK(cudaMemset(d_out.ptr, poison, rows * cols));
+  const auto s = xpose::transpose(d_in.ptr, d_out.ptr, static_cast<std::int64_t>(rows),
+                                  static_cast<std::int64_t>(cols), 1);
+  ASSERT_TRUE(s) << s;
+  count_wrong<<<4096, 256>>>(d_out.bytes(), rows, cols, d_wrong);
+  unsigned long long wrong = 1;
+  CUDA_OK(cudaMemcpy(&wrong, d_wrong, sizeof(wrong), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(wrong, 0ull);
+  cudaFree(d_wrong);
+}
+
+}  // namespace
