@@ -183,20 +183,20 @@ TEST(Execute, RejectsHostPointersAndOverlappingBuffersNamingTheArgument) {
   ASSERT_TRUE(plan);
   std::vector<float> host(64 * 64, 1.0f);
   device_buffer d(2 * 64 * 64 * 4);
-  auto s = plan->execute(host.data(), d.ptr);
-  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
-  EXPECT_NE(s.message().find("d_in"), std::string::npos) << s;
-  s = plan->execute(d.ptr, host.data());
-  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
-  EXPECT_NE(s.message().find("d_out"), std::string::npos) << s;
-  s = plan->execute(d.bytes(), d.bytes() + 100);
-  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
-  EXPECT_NE(s.message().find("overlap"), std::string::npos) << s;
-  s = plan->execute(nullptr, d.ptr);
-  EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
+  const xpose::status host_in = plan->execute(host.data(), d.ptr);
+  EXPECT_EQ(host_in.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(host_in.message().find("d_in"), std::string::npos) << host_in;
+  const xpose::status host_out = plan->execute(d.ptr, host.data());
+  EXPECT_EQ(host_out.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(host_out.message().find("d_out"), std::string::npos) << host_out;
+  const xpose::status overlap = plan->execute(d.bytes(), d.bytes() + 100);
+  EXPECT_EQ(overlap.code(), xpose::status_code::invalid_argument);
+  EXPECT_NE(overlap.message().find("overlap"), std::string::npos) << overlap;
+  const xpose::status null_in = plan->execute(nullptr, d.ptr);
+  EXPECT_EQ(null_in.code(), xpose::status_code::invalid_argument);
   // The host executor refuses device memory.
-  std::vector<float> host_out(64 * 64);
-  s = plan->execute_host(d.ptr, host_out.data());
+  std::vector<float> host_out_buf(64 * 64);
+  const xpose::status s = plan->execute_host(d.ptr, host_out_buf.data());
   EXPECT_EQ(s.code(), xpose::status_code::invalid_argument);
   EXPECT_NE(s.message().find("device"), std::string::npos) << s;
 }
