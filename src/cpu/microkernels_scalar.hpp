@@ -1,76 +1,103 @@
-// Portable micro-kernels of the CPU transpose: plain loops over fixed-size blocks that the compiler unrolls
-// and keeps in registers, with no intrinsics (SIMD twins arrive later in microkernels_{avx2,avx512}).
+// Portable micro-kernels of the CPU transpose: plain loops over blocks whose sides are compile-time
+// constants, so that the compiler unrolls them completely and keeps the block in registers. No intrinsics
+// (SIMD twins arrive later in microkernels_{avx2,avx512}).
 //
 // Conventions shared by all kernels here: `in` points at unit (r, c) = (0, 0) of the input block, whose
 // rows are `in_rs` bytes apart and whose units are contiguous along a row; `out` points at unit (0, 0) of
-// the output block, whose rows (input columns) are `out_rs` bytes apart. Pointers may be misaligned (a
-// user's buffer can start anywhere), so every access goes through memcpy, which compiles to a plain,
-// unaligned load or store of sizeof(W) bytes and keeps the accesses free of aliasing UB.
+// the output block, whose rows (input columns) are `out_rs` bytes apart. A unit is a trivially copyable
+// type W of the unit's size. Pointers may be misaligned (a user's buffer can start anywhere), so every
+// access goes through memcpy, which compiles to plain unaligned loads and stores of sizeof(W) bytes and
+// keeps the accesses free of aliasing UB.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 namespace xpose::detail {
 
-/// A 16-byte unit: two 8-byte halves, since `unsigned __int128` is a GNU extension (-Wpedantic) and its
-/// 16-byte alignment buys nothing when every access is an unaligned memcpy anyway.
-struct unit16 {
-  std::uint64_t lo, hi;
+/// A unit of N bytes for the sizes without a matching integer type (3-byte RGB pixels, 12-byte xyz
+/// floats, 16-byte complex doubles...). Copying it copies N bytes with the fewest moves the compiler knows.
+template <int N>
+struct unit_bytes {
+  unsigned char b[N];
 };
 
-/// Copies one unit of type W.
-template <class W>
-inline void copy_unit(const unsigned char* in, unsigned char* out) {
-  W v;
-  std::memcpy(&v, in, sizeof(W));
-  std::memcpy(out, &v, sizeof(W));
-}
-
-/// Transposes an M x M block of W units through registers: M rows are loaded (contiguous along c), then
-/// M output rows stored (contiguous along r). Loads and stores are each M units wide, the widest both
-/// sides allow without a shuffle network the compiler would not find reliably.
-template <class W, int M>
+/// Transposes an R x C block: R input rows of C units are loaded (contiguous along c), then C output rows
+/// of R units stored (contiguous along r). Both dimensions are compile-time constants so that the whole
+/// block lives in registers and each side's accesses are as wide as the block allows.
+template <class W, int R, int C>
 inline void transpose_block(const unsigned char* __restrict in, std::int64_t in_rs, unsigned char* __restrict out,
                             std::int64_t out_rs) {
-  W v[M][M];
-  for (int r = 0; r < M; ++r)
-    for (int c = 0; c < M; ++c) std::memcpy(&v[r][c], in + r * in_rs + c * sizeof(W), sizeof(W));
-  for (int c = 0; c < M; ++c)
-    for (int r = 0; r < M; ++r) std::memcpy(out + c * out_rs + r * sizeof(W), &v[r][c], sizeof(W));
+  constexpr std::int64_t u = sizeof(W);
+  W v[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) std::memcpy(&v[r][c], in + r * in_rs + c * u, sizeof(W));
+  for (int c = 0; c < C; ++c)
+    for (int r = 0; r < R; ++r) std::memcpy(out + c * out_rs + r * u, &v[r][c], sizeof(W));
 }
 
-/// Transposes an nr x nc tile of W units: full M x M blocks through transpose_block, the ragged right and
-/// bottom edges unit by unit (writes still run along output rows).
+/// A strip of `n` R x C blocks, stepping `in_step` / `out_step` bytes from one block to the next.
+template <class W, int R, int C>
+inline void transpose_strip(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                            std::int64_t n, std::int64_t in_step, std::int64_t out_step) {
+  for (std::int64_t i = 0; i < n; ++i) transpose_block<W, R, C>(in + i * in_step, in_rs, out + i * out_step, out_rs);
+}
+
+/// Calls transpose_strip<W, R, C> with R = `rows` or C = `cols` chosen at run time (the one left 0 takes
+/// M): a tile's ragged bottom and right edges still get fully unrolled blocks. One switch per strip.
+template <class W, int M, int... I>
+inline void transpose_edge_strip(std::integer_sequence<int, I...>, int rows, int cols, const unsigned char* in,
+                                 std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                                 std::int64_t in_step, std::int64_t out_step) {
+  if (rows != 0) {
+    ((rows == I + 1 ? transpose_strip<W, I + 1, M>(in, in_rs, out, out_rs, n, in_step, out_step) : void()), ...);
+  } else {
+    ((cols == I + 1 ? transpose_strip<W, M, I + 1>(in, in_rs, out, out_rs, n, in_step, out_step) : void()), ...);
+  }
+}
+
+/// Transposes an nr x nc tile of W units in M x M blocks. The bottom rows (nr % M) and right columns
+/// (nc % M) run as strips of narrower compile-time blocks; only the corner where both are ragged is copied
+/// unit by unit.
 template <class W, int M>
 inline void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
                            std::int64_t nr, std::int64_t nc) {
   constexpr std::int64_t u = sizeof(W);
-  std::int64_t r = 0;
-  for (; r + M <= nr; r += M) {
-    std::int64_t c = 0;
-    for (; c + M <= nc; c += M) transpose_block<W, M>(in + r * in_rs + c * u, in_rs, out + c * out_rs + r * u, out_rs);
-    for (; c < nc; ++c)
-      for (std::int64_t i = r; i < r + M; ++i) copy_unit<W>(in + i * in_rs + c * u, out + c * out_rs + i * u);
+  constexpr auto edges = std::make_integer_sequence<int, M - 1>{};
+  const std::int64_t full_r = nr / M * M, full_c = nc / M * M;
+  const int rag_r = static_cast<int>(nr - full_r), rag_c = static_cast<int>(nc - full_c);
+  // Strips run down the columns: M output rows are written from start to end of the tile before the next
+  // M, so every output line is complete before it can be evicted. Row-strip order instead leaves each
+  // output line half-written while the tile's other output lines pass through L1, and with power-of-two
+  // strides (all lines in one cache set) it is evicted in between: 2x slower on 2048^2 fp32.
+  for (std::int64_t c = 0; c < full_c; c += M)
+    transpose_strip<W, M, M>(in + c * u, in_rs, out + c * out_rs, out_rs, full_r / M, M * in_rs, M * u);
+  if (rag_c != 0) {  // right edge: M x rag_c blocks down the full rows
+    transpose_edge_strip<W, M>(edges, 0, rag_c, in + full_c * u, in_rs, out + full_c * out_rs, out_rs, full_r / M,
+                               M * in_rs, M * u);
   }
-  if (r == nr) return;
-  for (std::int64_t c = 0; c < nc; ++c)
-    for (std::int64_t i = r; i < nr; ++i) copy_unit<W>(in + i * in_rs + c * u, out + c * out_rs + i * u);
+  if (rag_r == 0) return;
+  // bottom edge: rag_r x M blocks along the full columns, then the rag_r x rag_c corner
+  transpose_edge_strip<W, M>(edges, rag_r, 0, in + full_r * in_rs, in_rs, out + full_r * u, out_rs, full_c / M,
+                             M * u, M * out_rs);
+  for (std::int64_t c = full_c; c < nc; ++c)
+    for (std::int64_t r = full_r; r < nr; ++r) std::memcpy(out + c * out_rs + r * u, in + r * in_rs + c * u, sizeof(W));
 }
 
-/// Transposes an nr x nc tile of units of `words` words of type W each (any unit size): the unit is copied
-/// word by word, which beats a memcpy call per unit for the short units the planner produces (<= 64 bytes).
+/// Transposes an nr x nc tile of units of `words` words of type W (any unit size without a compile-time
+/// kernel): a unit is copied word by word, which beats a memcpy call per unit for the short units the
+/// planner produces (<= 64 bytes).
 template <class W>
 inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
                                  std::int64_t out_rs, std::int64_t nr, std::int64_t nc, std::int64_t words) {
-  const std::int64_t u = words * static_cast<std::int64_t>(sizeof(W));
+  constexpr std::int64_t w = sizeof(W);
+  const std::int64_t u = words * w;
   for (std::int64_t c = 0; c < nc; ++c) {
     const unsigned char* src = in + c * u;
     unsigned char* dst = out + c * out_rs;
     for (std::int64_t r = 0; r < nr; ++r)
-      for (std::int64_t k = 0; k < words; ++k)
-        copy_unit<W>(src + r * in_rs + k * static_cast<std::int64_t>(sizeof(W)),
-                     dst + r * u + k * static_cast<std::int64_t>(sizeof(W)));
+      for (std::int64_t k = 0; k < words; ++k) std::memcpy(dst + r * u + k * w, src + r * in_rs + k * w, sizeof(W));
   }
 }
 
