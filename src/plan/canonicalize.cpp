@@ -6,7 +6,8 @@
 //      unpermuted axis of extent K (stride 1 on both sides);
 //   3. drop extent-1 axes;
 //   4. fuse output-adjacent axes i, i+1 whose strides are nested on both sides;
-//   5. widen words while the fastest axis is unpermuted and every stride allows it (w <= 16).
+//   5. widen words while the fastest axis is unpermuted and every stride allows it (w <= 16), keeping that
+//      axis (extent >= 2) unless it is the only one.
 #include <algorithm>
 
 #include "plan/planner.hpp"
@@ -74,6 +75,9 @@ canonical_form canonicalize(const normalized_problem& n) {
   while (c.rank > 0 && c.word_bytes < 16) {
     const int last = c.rank - 1;
     if (c.in_stride[last] != 1 || c.out_stride[last] != 1 || c.extent[last] % 2 != 0) break;
+    // Keep a contiguous axis of extent >= 2 while other axes exist: it is what marks the rows as
+    // contiguous on both sides (select() looks for unit strides); the executors widen accesses themselves.
+    if (c.extent[last] == 2 && c.rank > 1) break;
     bool ok = true;
     for (int i = 0; i < last; ++i) ok = ok && c.in_stride[i] % 2 == 0 && c.out_stride[i] % 2 == 0;
     if (!ok) break;
@@ -83,10 +87,7 @@ canonical_form canonicalize(const normalized_problem& n) {
       c.in_stride[i] /= 2;
       c.out_stride[i] /= 2;
     }
-    if (c.extent[last] == 1) {
-      drop_axis(c, last);
-      fuse_axes(c);
-    }
+    if (c.extent[last] == 1) drop_axis(c, last);  // rank was 1: a single word
   }
   return c;
 }
