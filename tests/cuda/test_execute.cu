@@ -103,6 +103,16 @@ TEST(Transpose2d, MoreThan65535TilesAlongEitherSide) {
   check(problem{{2, std::int64_t{1} << 23}, {1, 0}, 1, {}, {}});
 }
 
+TEST(Transpose2d, SkinnyMatricesAoSToSoAAndBack) {
+  for (std::int64_t e : {1, 2, 3, 4, 8, 12, 16})
+    for (std::int64_t k : {2, 3, 4, 5, 8, 16}) {
+      check(problem{{20011, k}, {1, 0}, e, {}, {}});
+      check(problem{{k, 20011}, {1, 0}, e, {}, {}});
+    }
+  check(problem{{300000, 4}, {1, 0}, 4, {}, {}});
+  check(problem{{4, 300000}, {1, 0}, 4, {}, {}});
+}
+
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes

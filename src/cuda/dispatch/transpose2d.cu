@@ -1,7 +1,8 @@
 // transpose2d dispatch: run-time facts (unit size, pointer/pitch alignment) -> a compile-time instantiation
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
-//   unit in {1,2,4,8,16} B and every base/pitch/batch stride 16-byte aligned  -> vec16<unit>
+//   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
+//   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   otherwise                                                                    -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
 #include <climits>
@@ -17,6 +18,30 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 
 unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX); }
 
+// Fraction of the vec16 tiles' slots a rows x cols matrix fills. Below `min_fill` (n x 3, 5 x n, ...) most
+// threads of a tile would idle and the bytes in flight per SM collapse; the words variant's rectangular tiles
+// fit such shapes instead.
+constexpr double vec16_min_fill = 0.2;
+
+template <int UnitBytes>
+double vec16_fill(std::int64_t rows, std::int64_t cols) {
+  using S = vec16_shape<UnitBytes>;
+  const double fr = static_cast<double>(rows) / static_cast<double>(ceil_div(rows, S::tile_rows) * S::tile_rows);
+  const double fc = static_cast<double>(cols) / static_cast<double>(ceil_div(cols, S::tile_cols) * S::tile_cols);
+  return fr * fc;
+}
+
+bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
+  switch (unit) {
+    case 1: return vec16_fill<1>(rows, cols) >= vec16_min_fill;
+    case 2: return vec16_fill<2>(rows, cols) >= vec16_min_fill;
+    case 4: return vec16_fill<4>(rows, cols) >= vec16_min_fill;
+    case 8: return vec16_fill<8>(rows, cols) >= vec16_min_fill;
+    case 16: return vec16_fill<16>(rows, cols) >= vec16_min_fill;
+    default: return false;
+  }
+}
+
 template <int UnitBytes>
 status launch_vec16(transpose2d_params p, cudaStream_t stream) {
   using S = vec16_shape<UnitBytes>;
@@ -30,15 +55,20 @@ status launch_vec16(transpose2d_params p, cudaStream_t stream) {
 
 template <int WordBytes>
 status launch_words(transpose2d_params p, cudaStream_t stream) {
-  const std::int64_t unit_bytes = p.unit_words * WordBytes;
-  const int tile = words_tile_side(unit_bytes);
-  p.tiles_r = ceil_div(p.rows, tile);
-  p.tiles_c = ceil_div(p.cols, tile);
+  const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes);
+  p.words_tile_rows = shape.rows;
+  p.words_tile_cols = shape.cols;
+  p.in_row_div = fast_divmod(static_cast<std::uint64_t>(shape.cols * p.unit_words));
+  p.out_row_div = fast_divmod(static_cast<std::uint64_t>(shape.rows * p.unit_words));
+  p.unit_div = fast_divmod(static_cast<std::uint64_t>(p.unit_words));
+  p.tiles_r = ceil_div(p.rows, shape.rows);
+  p.tiles_c = ceil_div(p.cols, shape.cols);
   p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);
-  if (tile == 32)
-    transpose2d_words_kernel<WordBytes, 32><<<grid_for(p.tiles_total), transpose2d_words_policy::threads, 0, stream>>>(p);
+  constexpr int threads = transpose2d_words_policy::threads;
+  if (p.unit_words == 1)
+    transpose2d_words_kernel<WordBytes, true><<<grid_for(p.tiles_total), threads, 0, stream>>>(p);
   else
-    transpose2d_words_kernel<WordBytes, 16><<<grid_for(p.tiles_total), transpose2d_words_policy::threads, 0, stream>>>(p);
+    transpose2d_words_kernel<WordBytes, false><<<grid_for(p.tiles_total), threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_words launch");
   return status::ok();
 }
@@ -70,7 +100,7 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
 
-  if (align % 16 == 0) {
+  if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     switch (unit) {
       case 1: return launch_vec16<1>(p, stream);
       case 2: return launch_vec16<2>(p, stream);

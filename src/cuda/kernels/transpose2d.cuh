@@ -12,10 +12,12 @@
 //   Edge tiles take the same path with per-vector bounds checks (block-uniform `full` flag).
 //   grid: 1-D, one tile per block (a grid-stride loop covers > 2^31 - 1 tiles); block: policy threads.
 //
-// * words<WordBytes>: any alignment, units of K words (K = unit_words, e.g. 3 for RGB8). Classic staging:
-//   coalesced word loads into a padded shared tile, coalesced word stores out. Used when vec16 does not
-//   apply (misaligned pointers or pitches, unit sizes that are not powers of two).
-//   grid: 1-D over tiles; block: 256 threads.
+// * words<WordBytes, SingleWordUnits>: any alignment, units of K words (K = unit_words, e.g. 3 for RGB8).
+//   Classic staging: coalesced word loads (several in flight per thread) into a padded shared tile,
+//   coalesced word stores out. The tile is a rectangle chosen per problem (tuning/transpose2d.hpp): square
+//   for large matrices, all of a short side for skinny ones (n x 3 -> 3 x n), so tiles are never mostly
+//   empty. Used when vec16 does not apply (misaligned pointers or pitches, unit sizes that are not powers
+//   of two). grid: 1-D over tiles; block: 256 threads.
 //
 // All offsets and counts are 64-bit; byte strides throughout so both variants read the same parameters.
 #pragma once
@@ -36,7 +38,13 @@ struct transpose2d_params {
   std::int64_t cols;       // input columns c (units)
   std::int64_t in_ld;      // bytes between input rows
   std::int64_t out_ld;     // bytes between output rows
-  std::int64_t unit_words; // words x word bytes = unit bytes (words variant only)
+  // words variant only:
+  std::int64_t unit_words;       // K: words per unit
+  std::int64_t words_tile_rows;  // tile shape (units), chosen per problem by the dispatcher
+  std::int64_t words_tile_cols;
+  fast_divmod in_row_div;        // by words_tile_cols * K
+  fast_divmod out_row_div;       // by words_tile_rows * K
+  fast_divmod unit_div;          // by K
   std::int64_t tiles_r;    // tiles along r
   std::int64_t tiles_c;    // tiles along c
   std::int64_t tiles_total;
@@ -266,43 +274,62 @@ struct word_type<8> { using type = uint2; };
 template <>
 struct word_type<16> { using type = uint4; };
 
-/// Tile side (units) for the words variant: 32 while a unit is <= 16 bytes, else 16 (units <= 64 bytes).
-constexpr int words_tile_side(std::int64_t unit_bytes) { return unit_bytes <= 16 ? 32 : 16; }
-
-template <int WordBytes, int Tile>
+template <int WordBytes, bool SingleWordUnits>
 __global__ void __launch_bounds__(transpose2d_words_policy::threads)
     transpose2d_words_kernel(const transpose2d_params p) {
   using word = typename word_type<WordBytes>::type;
-  constexpr int threads = transpose2d_words_policy::threads;
-  // Rows of Tile * K words plus one word of padding: column reads (stride = pitch) then spread over banks.
-  constexpr int capacity = transpose2d_words_policy::smem_bytes / WordBytes + Tile;
-  __shared__ word tile[capacity];
+  using pol = transpose2d_words_policy;
+  constexpr int threads = pol::threads, batch = pol::loads_in_flight;
+  // One padding word per tile row (pitch = row words + 1): column reads then spread over the banks.
+  // words_tile_shape keeps rows x pitch within smem_bytes, plus at most 64 words for square tiles.
+  __shared__ word tile[pol::smem_bytes / WordBytes + 64];
 
-  const int K = static_cast<int>(p.unit_words);
-  const unsigned row_words = static_cast<unsigned>(Tile * K);  // words of one tile row, either side
-  const unsigned pitch = row_words + 1;
+  const unsigned K = SingleWordUnits ? 1u : static_cast<unsigned>(p.unit_words);
+  const unsigned in_row_words = static_cast<unsigned>(p.words_tile_cols) * K;   // one tile row, input side
+  const unsigned out_row_words = static_cast<unsigned>(p.words_tile_rows) * K;  // one tile row, output side
+  const unsigned pitch = in_row_words + 1;
+  const unsigned tile_words = static_cast<unsigned>(p.words_tile_rows) * in_row_words;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    const tile_coords tc(p, t, Tile, Tile);
+    const tile_coords tc(p, t, static_cast<int>(p.words_tile_rows), static_cast<int>(p.words_tile_cols));
     const unsigned char* in_tile = p.in + tc.in_off + tc.r0 * p.in_ld + tc.c0 * K * WordBytes;
     unsigned char* out_tile = p.out + tc.out_off + tc.c0 * p.out_ld + tc.r0 * K * WordBytes;
-    const std::int64_t rows_left = p.rows - tc.r0;
-    const std::int64_t col_words_left = (p.cols - tc.c0) * K;
-    const std::int64_t cols_left = p.cols - tc.c0;
-    const std::int64_t row_words_left = rows_left * K;
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const std::int64_t col_words_left = cols_left * K, row_words_left = rows_left * K;
 
-    __syncthreads();  // previous tile's readers are done with `tile`
-    for (unsigned i = threadIdx.x; i < Tile * row_words; i += threads) {
-      const unsigned rr = i / row_words, rem = i - rr * row_words;  // consecutive lanes: consecutive words
-      if (rr < rows_left && rem < col_words_left)
-        tile[rr * pitch + rem] = reinterpret_cast<const word*>(in_tile + rr * p.in_ld)[rem];
+    __syncthreads();  // the previous tile's readers are done with `tile`
+    // Load `batch` words per thread before storing any: a load -> shared-store chain per word would leave
+    // one load in flight per thread, far too few bytes to cover DRAM latency.
+    for (unsigned base = threadIdx.x; base < tile_words; base += threads * batch) {
+      word x[batch];
+      unsigned where[batch];
+#pragma unroll
+      for (int s = 0; s < batch; ++s) {
+        const unsigned i = base + s * threads;
+        std::uint64_t rem = 0;
+        const unsigned rr = static_cast<unsigned>(p.in_row_div.divmod(i, rem));  // consecutive lanes: consecutive words
+        where[s] = ~0u;
+        if (i < tile_words && rr < rows_left && rem < static_cast<std::uint64_t>(col_words_left)) {
+          x[s] = reinterpret_cast<const word*>(in_tile + rr * p.in_ld)[rem];
+          where[s] = rr * pitch + static_cast<unsigned>(rem);
+        }
+      }
+#pragma unroll
+      for (int s = 0; s < batch; ++s)
+        if (where[s] != ~0u) tile[where[s]] = x[s];
     }
     __syncthreads();
-    for (unsigned j = threadIdx.x; j < Tile * row_words; j += threads) {
-      const unsigned cc = j / row_words, rem = j - cc * row_words;  // output row cc, word rem of it
-      const unsigned rr = rem / K, k = rem - rr * K;
-      if (cc < cols_left && rem < row_words_left)
-        reinterpret_cast<word*>(out_tile + cc * p.out_ld)[rem] = tile[rr * pitch + cc * K + k];
+    for (unsigned j = threadIdx.x; j < tile_words; j += threads) {
+      std::uint64_t rem = 0;
+      const unsigned cc = static_cast<unsigned>(p.out_row_div.divmod(j, rem));  // output row cc, word rem of it
+      if (cc >= cols_left || rem >= static_cast<std::uint64_t>(row_words_left)) continue;
+      unsigned rr = static_cast<unsigned>(rem), k = 0;
+      if constexpr (!SingleWordUnits) {
+        std::uint64_t kk = 0;
+        rr = static_cast<unsigned>(p.unit_div.divmod(rem, kk));
+        k = static_cast<unsigned>(kk);
+      }
+      reinterpret_cast<word*>(out_tile + cc * p.out_ld)[rem] = tile[rr * pitch + cc * K + k];
     }
   }
 }

@@ -39,11 +39,41 @@ struct transpose2d_vec16_policy<16> {
   static constexpr int mr = 32, mc = 32, per_thread = 4;
 };
 
-/// words path (any alignment, any unit of K words): square tiles of `tile` units, 256 threads.
-/// 32 units a side while a unit is <= 16 bytes, 16 for units up to 64 bytes: at most 16 KiB of data.
+/// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
+/// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
+///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
+///   a side shorter than the square side -> that whole side, the other side as long as 16 KiB allows (<= 1024
+///   rows), so n x 3 and 3 x n problems move 16 KiB per tile instead of 3/32 of a 32 x 32 tile.
 struct transpose2d_words_policy {
   static constexpr int threads = 256;
+  static constexpr int loads_in_flight = 8;
   static constexpr int smem_bytes = 16384;
+  static constexpr int max_tile_rows = 1024;  // bounds the padding words (one per tile row)
 };
+
+struct words_tile {
+  long long rows, cols;
+};
+
+/// Tile shape for a rows x cols problem of `unit_bytes` units (see transpose2d_words_policy).
+inline words_tile words_tile_shape(long long rows, long long cols, long long unit_bytes) {
+  const long long side = unit_bytes <= 4 ? 64 : unit_bytes <= 16 ? 32 : 16;
+  const long long units = transpose2d_words_policy::smem_bytes / unit_bytes - 1;  // room for padding words
+  auto fit = [&](long long fixed) {  // the other side, given one side of `fixed` units (padding included)
+    long long other = units / fixed;
+    if (other > transpose2d_words_policy::max_tile_rows) other = transpose2d_words_policy::max_tile_rows;
+    return other < 1 ? 1 : other;
+  };
+  if (cols < side && cols <= rows) {
+    const long long r = fit(cols + 1);
+    return {r < rows ? r : rows, cols};
+  }
+  if (rows < side) {
+    long long c = units / (rows) - 1;
+    if (c > transpose2d_words_policy::max_tile_rows) c = transpose2d_words_policy::max_tile_rows;
+    return {rows, c < cols ? c : cols};
+  }
+  return {side, side};
+}
 
 }  // namespace xpose::detail
