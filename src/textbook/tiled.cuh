@@ -64,27 +64,30 @@ struct tile_policy {
 
 namespace detail {
 
+// Vector j of a row, i.e. elements j*Vec .. j*Vec + Vec-1, as one access of 4*Vec bytes. The row pointer is
+// cast to a pointer to vectors and indexed by j: nvcc 13 splits a 16-byte store into four 4-byte ones when
+// the address is formed as a float offset first and cast afterwards (seen in the PTX of this kernel).
 template <int Vec>
-__device__ __forceinline__ void load_vec(const float* p, float (&v)[Vec]) {
+__device__ __forceinline__ void load_vec(const float* row, std::int64_t j, float (&v)[Vec]) {
   if constexpr (Vec == 4) {
-    const float4 q = *reinterpret_cast<const float4*>(p);  // one 16-byte load: p is 16-byte aligned
+    const float4 q = reinterpret_cast<const float4*>(row)[j];
     v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
   } else if constexpr (Vec == 2) {
-    const float2 q = *reinterpret_cast<const float2*>(p);
+    const float2 q = reinterpret_cast<const float2*>(row)[j];
     v[0] = q.x, v[1] = q.y;
   } else {
-    v[0] = *p;
+    v[0] = row[j];
   }
 }
 
 template <int Vec>
-__device__ __forceinline__ void store_vec(float* p, const float (&v)[Vec]) {
+__device__ __forceinline__ void store_vec(float* row, std::int64_t j, const float (&v)[Vec]) {
   if constexpr (Vec == 4) {
-    *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+    reinterpret_cast<float4*>(row)[j] = make_float4(v[0], v[1], v[2], v[3]);
   } else if constexpr (Vec == 2) {
-    *reinterpret_cast<float2*>(p) = make_float2(v[0], v[1]);
+    reinterpret_cast<float2*>(row)[j] = make_float2(v[0], v[1]);
   } else {
-    *p = v[0];
+    row[j] = v[0];
   }
 }
 
@@ -103,6 +106,7 @@ __global__ void __launch_bounds__(Policy::threads)
   const tile_index t = Policy::order::tile_of(blockIdx.x, blockIdx.y, gridDim.x, gridDim.y);
   const std::int64_t r0 = std::int64_t{t.row} * Policy::tile;  // first input row of the tile
   const std::int64_t c0 = std::int64_t{t.col} * Policy::tile;  // first input column
+  const std::int64_t cv0 = std::int64_t{t.col} * (Policy::tile / V);  // c0 / V: first input column, in vectors
   const int x = threadIdx.x;
   const int y = threadIdx.y;
 
@@ -114,7 +118,7 @@ __global__ void __launch_bounds__(Policy::threads)
     const std::int64_t c = c0 + x * V;
     if (IsMultipleOf32 || (r < rows && c < cols)) {
       float v[V];
-      detail::load_vec<V>(in + r * cols + c, v);
+      detail::load_vec<V>(in + r * cols, cv0 + x, v);  // vector cv0 + x of the row = elements c .. c+V-1
 #pragma unroll
       for (int k = 0; k < V; ++k) smem[Policy::load_slot(x, y, p, k)] = v[k];
     }
@@ -129,6 +133,7 @@ __global__ void __launch_bounds__(Policy::threads)
   const std::int64_t out_cols = Policy::transposes ? rows : cols;
   const std::int64_t or0 = Policy::transposes ? c0 : r0;  // first output row of the tile
   const std::int64_t oc0 = Policy::transposes ? r0 : c0;  // first output column
+  const std::int64_t ocv0 = std::int64_t{Policy::transposes ? t.row : t.col} * (Policy::tile / V);  // in vectors
 #pragma unroll
   for (int p = 0; p < Policy::passes; ++p) {
     const std::int64_t r = or0 + y + p * R;
@@ -137,7 +142,7 @@ __global__ void __launch_bounds__(Policy::threads)
       float v[V];
 #pragma unroll
       for (int k = 0; k < V; ++k) v[k] = smem[Policy::store_slot(x, y, p, k)];
-      detail::store_vec<V>(out + r * out_cols + c, v);
+      detail::store_vec<V>(out + r * out_cols, ocv0 + x, v);
     }
   }
 }
