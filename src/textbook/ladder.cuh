@@ -32,11 +32,12 @@ struct rung {
   static constexpr bool transposes = Family::transposes;
   static_assert(Edges == edges::checked || Family::tile == 32, "full-tile instantiations are for 32 x 32 tiles");
 
+  static constexpr std::int64_t tiles(std::int64_t n) { return n / Family::tile + (n % Family::tile != 0); }
+
   static bool supports(std::int64_t rows, std::int64_t cols) {
-    constexpr std::int64_t t = Family::tile;
     if (rows < 0 || cols < 0) return false;
-    if ((rows + t - 1) / t > 65535) return false;          // grid y limit
-    if ((cols + t - 1) / t > 2147483647) return false;     // grid x limit
+    if (tiles(rows) > 65535) return false;       // grid y limit
+    if (tiles(cols) > 2147483647) return false;  // grid x limit
     if (rows % Family::vec != 0 || cols % Family::vec != 0) return false;  // whole vectors on every row
     if (Edges == edges::full_tiles_only && (rows % 32 != 0 || cols % 32 != 0)) return false;
     return true;
@@ -52,8 +53,7 @@ struct rung {
     if (d_in == nullptr || d_out == nullptr || reinterpret_cast<std::uintptr_t>(d_in) % align != 0 ||
         reinterpret_cast<std::uintptr_t>(d_out) % align != 0)
       return cudaErrorInvalidValue;
-    constexpr std::int64_t t = Family::tile;
-    const dim3 grid(static_cast<unsigned>((cols + t - 1) / t), static_cast<unsigned>((rows + t - 1) / t));
+    const dim3 grid(static_cast<unsigned>(tiles(cols)), static_cast<unsigned>(tiles(rows)));
     if constexpr (Edges == edges::full_tiles_only) {
       Family::template enqueue<true>(grid, stream, d_in, d_out, rows, cols);
     } else if constexpr (Edges == edges::checked) {
