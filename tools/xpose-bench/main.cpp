@@ -1,0 +1,138 @@
+// xpose-bench: transposes and permutations against memcpy of the same bytes, on the GPU (with cuBLAS geam and
+// the teaching ladder) or on the CPU. See --help and tools/xpose-bench/README.md.
+//
+// Output: progress on stderr; on stdout a header, the tables, CSV/JSON when sent to '-', and last a summary.
+// Exit codes: 0 every row verified, 1 a row failed or a run-time error, 2 bad arguments.
+#include <fstream>
+#include <iostream>
+
+#include "args.hpp"
+#include "cpu_bench.hpp"
+#include "report.hpp"
+#include "suites.hpp"
+#include "xpose/version.hpp"
+
+#if XPOSE_BENCH_HAS_CUDA
+#include "cuda_bench.hpp"
+#endif
+
+#ifndef XPOSE_GIT_COMMIT
+#define XPOSE_GIT_COMMIT "unknown"
+#endif
+
+namespace {
+
+using namespace xpose::bench;
+
+// Writes CSV or JSON to `path` ('-' = stdout). Returns false (with a message) when the file cannot be written.
+template <class Writer>
+bool write_output(const std::string& path, const char* flag, const Writer& writer) {
+  if (path.empty()) return true;
+  if (path == "-") {
+    std::cout << '\n';
+    writer(std::cout);
+    return true;
+  }
+  std::ofstream f(path);
+  if (f) writer(f);
+  if (!f) {
+    std::cerr << "xpose-bench: " << flag << ": cannot write '" << path << "'\n";
+    return false;
+  }
+  return true;
+}
+
+std::string human_bytes(std::int64_t b) {
+  if (b <= 0) return "?";
+  if (b >= (std::int64_t{1} << 30)) return std::to_string(b >> 30) + " GiB";
+  if (b >= (std::int64_t{1} << 20)) return std::to_string(b >> 20) + " MiB";
+  return std::to_string(b >> 10) + " KiB";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  if (std::string err = parse_args(argc, argv, o); !err.empty()) {
+    std::cerr << "xpose-bench: " << err << "\n(xpose-bench --help lists the options)\n";
+    return 2;
+  }
+  if (o.help) {
+    std::cout << usage();
+    return 0;
+  }
+
+  // ---- backend ----
+  bool use_cuda = false;
+  run_info info;
+#if XPOSE_BENCH_HAS_CUDA
+  if (o.backend != backend_kind::cpu) {
+    std::string why;
+    use_cuda = cuda_probe(info, why);
+    if (!use_cuda && o.backend == backend_kind::cuda) {
+      std::cerr << "xpose-bench: --backend cuda: no usable CUDA device (" << why << ")\n";
+      return 1;
+    }
+  }
+#else
+  if (o.backend == backend_kind::cuda) {
+    std::cerr << "xpose-bench: --backend cuda: this build has no CUDA backend (configured without CUDA)\n";
+    return 2;
+  }
+#endif
+  if (!use_cuda && o.backend == backend_kind::automatic) std::cout << "no CUDA device found: running the CPU path\n";
+  if (!use_cuda) info = cpu_run_info(o.threads);
+
+  // ---- cases ----
+  std::vector<bench_case> cases = o.cases;
+  if (cases.empty()) {
+    const std::string suite = o.suite.empty() ? "default" : o.suite;
+    if (std::string err = load_suite(suite, use_cuda, cases); !err.empty()) {
+      std::cerr << "xpose-bench: --suite: " << err << '\n';
+      return 2;
+    }
+    if (!use_cuda) {
+      bool any_production = false;
+      for (const auto& c : cases) any_production = any_production || c.table == table_kind::production;
+      if (!cases.empty() && !any_production) {
+        std::cerr << "xpose-bench: --suite " << suite
+                  << ": the teaching ladder runs GPU kernels; it needs the CUDA backend and a GPU\n";
+        return 2;
+      }
+    }
+  }
+
+  info.reps = o.reps;
+  info.warmup = o.warmup;
+  info.xpose_version = xpose::version();
+  info.git_commit = XPOSE_GIT_COMMIT;
+  info.date = utc_now();
+
+  std::cout << "xpose-bench " << info.xpose_version << " (git " << info.git_commit << "), " << info.date << '\n';
+  if (use_cuda) {
+    std::cout << "device: " << info.device << ", " << info.sm_count << " SMs, L2 " << human_bytes(info.l2_bytes)
+              << ", " << human_bytes(info.memory_bytes) << '\n';
+  } else {
+    std::cout << "host: " << info.device << ", " << info.threads << " threads, L2 " << human_bytes(info.l2_bytes)
+              << ", last-level cache " << human_bytes(info.llc_bytes) << ", " << human_bytes(info.memory_bytes)
+              << '\n';
+  }
+  std::cout << "median of " << o.reps << " samples after " << o.warmup
+            << " warm-up runs; buffers rotate below 4x the " << (use_cuda ? "L2" : "last-level cache")
+            << "; every output verified" << std::endl;
+
+  // ---- run ----
+  std::vector<row> rows;
+  std::string fatal;
+#if XPOSE_BENCH_HAS_CUDA
+  if (use_cuda) fatal = run_cuda_cases(cases, o, info, rows, std::cerr);
+#endif
+  if (!use_cuda) run_cpu_cases(cases, o, info, rows, std::cerr);
+
+  for (const char* table : {"ladder", "production", "cpu"}) print_table(std::cout, table, rows, info);
+  bool ok = write_output(o.csv_path, "--csv", [&](std::ostream& os) { write_csv(os, rows, info); });
+  ok = write_output(o.json_path, "--json", [&](std::ostream& os) { write_json(os, rows, info); }) && ok;
+  if (!fatal.empty()) std::cout << "\nerror: " << fatal << '\n';
+  ok = print_summary(std::cout, rows) && ok && fatal.empty();
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,219 @@
+// xpose-bench: case parsing, built-in suites and suite files.
+#include "suites.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include "xpose/plan.hpp"
+
+#ifndef XPOSE_BENCH_SOURCE_DIR
+#define XPOSE_BENCH_SOURCE_DIR ""
+#endif
+
+namespace xpose::bench {
+
+// benchmarks/suites/{ladder,default}.txt, embedded by CMake (embedded_suites.cpp in the build tree) so that
+// the installed binary needs no data files and the files stay the one source of truth.
+extern const char* const embedded_ladder_suite;
+extern const char* const embedded_default_suite;
+
+namespace {
+
+// The CPU table (DESIGN §5): sizes a CPU moves in tens of milliseconds.
+constexpr const char* cpu_suite = R"(
+name=fp32 4096x4096;shape=4096,4096;axes=1,0;elem=4
+name=u8 4096x4096;shape=4096,4096;axes=1,0;elem=1
+name=fp64 2048x2048;shape=2048,2048;axes=1,0;elem=8
+name=fp32 1000000x3 (AoS->SoA);shape=1000000,3;axes=1,0;elem=4
+name=fp32 batched 1024x32x32;shape=32,32;axes=1,0;elem=4;batch=1024
+name=fp32 NCHW->NHWC 8x64x56x56;shape=8,64,56,56;axes=0,2,3,1;elem=4
+)";
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string join(const std::vector<std::int64_t>& v, const char* sep) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
+  return s;
+}
+
+bool read_file(const std::string& path, std::string& text) {
+  std::ifstream f(path);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+}  // namespace
+
+bool parse_int(const std::string& text, std::int64_t& out) {
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  const char* end = t.data() + t.size();
+  auto [p, ec] = std::from_chars(t.data(), end, out);
+  return ec == std::errc() && p == end;
+}
+
+bool parse_int_list(const std::string& text, std::vector<std::int64_t>& out) {
+  out.clear();
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t next = t.find_first_of(",xX", pos);
+    std::int64_t v = 0;
+    if (!parse_int(t.substr(pos, next == std::string::npos ? std::string::npos : next - pos), v)) return false;
+    out.push_back(v);
+    if (next == std::string::npos) return true;
+    pos = next + 1;
+  }
+}
+
+std::string elem_name(std::int64_t elem_bytes) {
+  switch (elem_bytes) {
+    case 1: return "u8";
+    case 2: return "fp16";
+    case 3: return "rgb8";
+    case 4: return "fp32";
+    case 8: return "fp64";
+    case 16: return "c128";
+    default: return std::to_string(elem_bytes) + "B";
+  }
+}
+
+xpose::problem bench_case::to_problem() const {
+  xpose::problem p;
+  p.elem_bytes = elem_bytes;
+  p.in_strides = in_strides;
+  p.out_strides = out_strides;
+  const auto rank = static_cast<std::int64_t>(shape.size());
+  std::vector<std::int64_t> ax = axes;
+  if (ax.empty())
+    for (std::int64_t i = 0; i < rank; ++i) ax.push_back(rank - 1 - i);
+  for (auto& a : ax)
+    if (a < 0) a += rank;
+  if (batch > 1) {
+    p.shape.push_back(batch);
+    p.axes.push_back(0);
+    for (auto a : ax) p.axes.push_back(a + 1);
+  } else {
+    p.axes = ax;
+  }
+  p.shape.insert(p.shape.end(), shape.begin(), shape.end());
+  return p;
+}
+
+std::string bench_case::shape_string() const { return join(to_problem().shape, "x"); }
+
+std::string bench_case::axes_string() const { return join(to_problem().axes, ","); }
+
+bool bench_case::is_plain_transpose2d() const {
+  if (shape.size() != 2 || !in_strides.empty() || !out_strides.empty()) return false;
+  const auto p = to_problem();
+  if (p.axes.size() != p.shape.size()) return false;
+  return p.axes[p.axes.size() - 2] == static_cast<std::int64_t>(p.axes.size()) - 1 &&
+         p.axes[p.axes.size() - 1] == static_cast<std::int64_t>(p.axes.size()) - 2;
+}
+
+std::string parse_suite(const std::string& text, const std::string& origin, std::vector<bench_case>& out) {
+  std::istringstream in(text);
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.erase(hash);
+    line = trim(line);
+    if (line.empty()) continue;
+    const std::string where = origin + ":" + std::to_string(line_no) + ": ";
+    bench_case c;
+    bool has_shape = false;
+    std::istringstream fields(line);
+    std::string field;
+    while (std::getline(fields, field, ';')) {
+      field = trim(field);
+      if (field.empty()) continue;
+      const auto eq = field.find('=');
+      if (eq == std::string::npos) return where + "'" + field + "' is not key=value";
+      const std::string key = trim(field.substr(0, eq));
+      const std::string value = trim(field.substr(eq + 1));
+      bool ok = true;
+      if (key == "name") {
+        c.name = value;
+      } else if (key == "table") {
+        if (value == "production") c.table = table_kind::production;
+        else if (value == "ladder") c.table = table_kind::ladder;
+        else return where + "table must be 'production' or 'ladder', not '" + value + "'";
+      } else if (key == "shape") {
+        ok = parse_int_list(value, c.shape);
+        has_shape = ok;
+      } else if (key == "axes") {
+        ok = parse_int_list(value, c.axes);
+      } else if (key == "elem") {
+        ok = parse_int(value, c.elem_bytes) && c.elem_bytes >= 1;
+      } else if (key == "batch") {
+        ok = parse_int(value, c.batch) && c.batch >= 1;
+      } else if (key == "in_strides") {
+        ok = parse_int_list(value, c.in_strides);
+      } else if (key == "out_strides") {
+        ok = parse_int_list(value, c.out_strides);
+      } else {
+        return where + "unknown key '" + key + "' (keys: name, table, shape, axes, elem, batch, in_strides, "
+                       "out_strides)";
+      }
+      if (!ok) return where + "bad value for " + key + ": '" + value + "'";
+    }
+    if (!has_shape) return where + "a case needs shape=...";
+    if (c.name.empty()) c.name = elem_name(c.elem_bytes) + " " + c.shape_string();
+    if (c.table == table_kind::ladder &&
+        (c.elem_bytes != 4 || c.batch != 1 || !c.is_plain_transpose2d())) {
+      return where + "table=ladder cases must be plain fp32 2-D transposes (elem=4, axes=1,0, no batch)";
+    }
+    if (std::string err = validate_case(c); !err.empty()) return where + err;
+    out.push_back(std::move(c));
+  }
+  return {};
+}
+
+std::string load_suite(const std::string& name, bool cuda_backend, std::vector<bench_case>& out) {
+  out.clear();
+  if (name == "default" && cuda_backend) {
+    if (auto e = parse_suite(embedded_ladder_suite, "ladder.txt", out); !e.empty()) return e;
+    return parse_suite(embedded_default_suite, "default.txt", out);
+  }
+  if (name == "default" || name == "cpu") return parse_suite(cpu_suite, "cpu (built in)", out);
+  if (name == "ladder") return parse_suite(embedded_ladder_suite, "ladder.txt", out);
+  if (name == "production") return parse_suite(embedded_default_suite, "default.txt", out);
+  std::vector<std::string> candidates = {name, "benchmarks/suites/" + name + ".txt"};
+  if (std::string(XPOSE_BENCH_SOURCE_DIR).size() > 0)
+    candidates.push_back(std::string(XPOSE_BENCH_SOURCE_DIR) + "/benchmarks/suites/" + name + ".txt");
+  for (const auto& path : candidates) {
+    std::string text;
+    const bool is_txt = path.size() > 4 && path.compare(path.size() - 4, 4, ".txt") == 0;
+    if (path == name && path.find('/') == std::string::npos && !is_txt) continue;  // a bare suite name
+    if (read_file(path, text)) return parse_suite(text, path, out);
+  }
+  std::string tried;
+  for (std::size_t i = 1; i < candidates.size(); ++i) tried += (i > 1 ? ", " : "") + candidates[i];
+  return "unknown suite '" + name + "': not built in (default, ladder, production, cpu) and no file found (tried " + tried +
+         ")";
+}
+
+std::string validate_case(const bench_case& c) {
+  auto plan = xpose::make_plan(c.to_problem());
+  if (!plan) {
+    std::ostringstream os;
+    os << plan.error();
+    return os.str();
+  }
+  return {};
+}
+
+}  // namespace xpose::bench

@@ -1,0 +1,64 @@
+// xpose-bench: benchmark cases and suites. A suite is data: one case per line,
+//
+//   name=fp32 8192x8192;shape=8192,8192;axes=1,0;elem=4;batch=1
+//
+// keys: `shape` (required; `,` or `x` separated), `axes` (default: reversed), `elem` (bytes, default 4),
+// `batch` (default 1: none), `in_strides` / `out_strides` (elements, one per axis of the full problem, batch
+// axis included), `name` (default: derived from elem and shape), `table` (`production`, the default, or
+// `ladder`: fp32 2-D transposes measured with every rung of the teaching ladder). `#` starts a comment.
+//
+// Built-in suites: `default` (benchmarks/suites/ladder.txt then default.txt, embedded at configure time; on
+// the CPU backend: `cpu`), `ladder` (ladder.txt), `production` (default.txt), `cpu` (the CPU table). Any other NAME is read from a file: NAME itself when it is a
+// path to a file, else benchmarks/suites/NAME.txt under the current directory or the source tree.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "xpose/problem.hpp"
+
+namespace xpose::bench {
+
+enum class table_kind { production, ladder };
+
+/// One benchmark case.
+struct bench_case {
+  std::string name;
+  table_kind table = table_kind::production;
+  std::vector<std::int64_t> shape;  ///< without the batch axis
+  std::vector<std::int64_t> axes;   ///< without the batch axis; empty = reversed
+  std::int64_t elem_bytes = 4;
+  std::int64_t batch = 1;                ///< > 1 prepends a batch axis that stays first
+  std::vector<std::int64_t> in_strides;  ///< full problem (batch axis included); empty = packed
+  std::vector<std::int64_t> out_strides;
+
+  /// The xpose problem: batch axis prepended when batch > 1 (b x shape -> b x permuted shape).
+  xpose::problem to_problem() const;
+  /// "8192x8192" (batch included).
+  std::string shape_string() const;
+  /// "1,0" (batch included, explicit even when the case left axes empty).
+  std::string axes_string() const;
+  /// Whether this is a plain 2-D transpose (rank 2, axes 1,0), batched or not, packed.
+  bool is_plain_transpose2d() const;
+};
+
+/// A short name for an element size: u8, fp16, rgb8, fp32, fp64, c128, else "<n>B".
+std::string elem_name(std::int64_t elem_bytes);
+
+/// Parses a comma- or x-separated list of integers ("8192,8192", "8192x8192"). False on any junk.
+bool parse_int_list(const std::string& text, std::vector<std::int64_t>& out);
+/// Parses one integer (whole string). False on junk or overflow.
+bool parse_int(const std::string& text, std::int64_t& out);
+
+/// Parses suite text (`origin` names it in errors: "file:line: ..."). Returns "" on success, else the error.
+std::string parse_suite(const std::string& text, const std::string& origin, std::vector<bench_case>& out);
+
+/// Loads a suite by name (see the file comment). `cuda_backend` picks what `default` means: the ladder and
+/// production tables on the GPU, the CPU table on the CPU. Returns "" on success, else the error.
+std::string load_suite(const std::string& name, bool cuda_backend, std::vector<bench_case>& out);
+
+/// Validates a case with xpose::make_plan. Returns "" when valid, else the status text.
+std::string validate_case(const bench_case& c);
+
+}  // namespace xpose::bench
