@@ -324,13 +324,33 @@ TEST(CpuExecutor, PermuteHostAndTransposeHostConveniences) {
   const std::int64_t rows = 37, cols = 53;
   std::vector<float> in(rows * cols), out(rows * cols, -1.0f);
   for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<float>(i) + 0.5f;
-  ASSERT_TRUE(xpose::transpose_host(in.data(), out.data(), rows, cols, 2));
+  ASSERT_TRUE(xpose::transpose_host(in.data(), out.data(), rows, cols));  // typed: elem_bytes = sizeof(float)
   for (std::int64_t r = 0; r < rows; ++r)
     for (std::int64_t c = 0; c < cols; ++c) ASSERT_EQ(out[c * rows + r], in[r * cols + c]) << r << ", " << c;
+
+  std::vector<float> again(in.size(), -1.0f);  // untyped, two threads
+  ASSERT_TRUE(xpose::transpose_host(static_cast<const void*>(in.data()), static_cast<void*>(again.data()), rows, cols,
+                                    std::int64_t{sizeof(float)}, 2));
+  EXPECT_EQ(again, out);
 
   std::vector<float> back(in.size(), -1.0f);
   ASSERT_TRUE(xpose::permute_host(out.data(), back.data(), problem{{cols, rows}, {}, 4, {}, {}}, 0));
   EXPECT_EQ(back, in);
+}
+
+TEST(CpuExecutor, TransposeHostHonoursElemBytes) {
+  // Documents a bug in include/xpose/permute.hpp (reported, not yet fixed): with typed pointers and an int
+  // literal as 5th argument, overload resolution prefers transpose_host<T>(in, out, rows, cols, int threads)
+  // over transpose_host(in, out, rows, cols, std::int64_t elem_bytes, int threads = 0), so 3-byte RGB
+  // pixels held in a uint8_t buffer are transposed as single bytes with 3 threads.
+  const std::int64_t rows = 4, cols = 6;
+  const problem p{{rows, cols}, {1, 0}, 3, {}, {}};
+  const case_buffers b = make_buffers(p, 77, 0, 0);
+  std::vector<std::uint8_t> out(b.out_expected.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = poison(static_cast<std::int64_t>(i));
+  const std::uint8_t* in = b.in.data() + b.in_offset;
+  ASSERT_TRUE(xpose::transpose_host(in, out.data() + b.out_offset, rows, cols, 3));
+  EXPECT_TRUE(out == b.out_expected) << "transpose_host(uint8_t*, uint8_t*, 4, 6, 3) did not move 3-byte elements";
 }
 
 TEST(CpuExecutor, PlansRunFromSeveralThreadsAtOnce) {

@@ -1,0 +1,249 @@
+// Every error path of make_plan, plan::execute_host, plan::execute and the one-shot conveniences: each
+// returns the documented status code, and a message that names the argument at fault.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using xpose::problem;
+using xpose::status_code;
+
+constexpr std::int64_t big = std::int64_t{1} << 62;
+
+// Expects make_plan(p) to fail with `code` and a message containing `names`.
+void expect_plan_error(const problem& p, status_code code, const std::string& names) {
+  auto plan = xpose::make_plan(p);
+  ASSERT_FALSE(plan) << "expected an error naming '" << names << "' for " << p;
+  EXPECT_EQ(plan.error().code(), code) << plan.error() << "\n  for " << p;
+  EXPECT_NE(plan.error().message().find(names), std::string::npos)
+      << "message '" << plan.error().message() << "' does not name '" << names << "'";
+}
+
+void expect_status(const xpose::status& s, status_code code, const std::string& names) {
+  EXPECT_EQ(s.code(), code) << s;
+  EXPECT_NE(s.message().find(names), std::string::npos)
+      << "message '" << s.message() << "' does not name '" << names << "'";
+}
+
+// ---- make_plan: the problem -----------------------------------------------------------------------------
+
+TEST(Errors, NegativeExtentNamesTheAxis) {
+  expect_plan_error({{2, -3}, {1, 0}, 4, {}, {}}, status_code::invalid_argument, "shape[1]");
+  expect_plan_error({{-1}, {}, 1, {}, {}}, status_code::invalid_argument, "shape[0]");
+}
+
+TEST(Errors, MoreThanEightAxes) {
+  expect_plan_error({std::vector<std::int64_t>(9, 2), {}, 4, {}, {}}, status_code::invalid_argument, "shape");
+  // Eight is fine.
+  EXPECT_TRUE(xpose::make_plan({std::vector<std::int64_t>(8, 2), {}, 4, {}, {}}));
+}
+
+TEST(Errors, AxesOfTheWrongLength) {
+  expect_plan_error({{2, 3}, {0}, 4, {}, {}}, status_code::invalid_argument, "axes");
+  expect_plan_error({{2, 3}, {0, 1, 2}, 4, {}, {}}, status_code::invalid_argument, "axes");
+  expect_plan_error({{}, {0}, 4, {}, {}}, status_code::invalid_argument, "axes");
+}
+
+TEST(Errors, AxesOutOfRangeNameTheEntry) {
+  expect_plan_error({{2, 3}, {0, 2}, 4, {}, {}}, status_code::invalid_argument, "axes[1]");
+  expect_plan_error({{2, 3}, {-3, 0}, 4, {}, {}}, status_code::invalid_argument, "axes[0]");
+  // -rank .. rank-1 are all valid.
+  EXPECT_TRUE(xpose::make_plan({{2, 3}, {-1, -2}, 4, {}, {}}));
+}
+
+TEST(Errors, RepeatedAxesNameTheRepeat) {
+  expect_plan_error({{2, 3, 4}, {0, 1, 1}, 4, {}, {}}, status_code::invalid_argument, "axes[2]");
+  // -1 and 2 are the same axis of a rank-3 array.
+  expect_plan_error({{2, 3, 4}, {2, 0, -1}, 4, {}, {}}, status_code::invalid_argument, "axes[2]");
+}
+
+TEST(Errors, ElementSizeMustBePositive) {
+  expect_plan_error({{2, 3}, {1, 0}, 0, {}, {}}, status_code::invalid_argument, "elem_bytes");
+  expect_plan_error({{2, 3}, {1, 0}, -4, {}, {}}, status_code::invalid_argument, "elem_bytes");
+}
+
+TEST(Errors, ShapeTimesElementSizeOverflowing64Bits) {
+  // 2^62 elements of 4 bytes: the byte count overflows.
+  expect_plan_error({{std::int64_t{1} << 31, std::int64_t{1} << 31}, {1, 0}, 4, {}, {}},
+                    status_code::invalid_argument, "elem_bytes");
+  // The element count itself overflows.
+  expect_plan_error({{std::int64_t{1} << 32, std::int64_t{1} << 32}, {1, 0}, 1, {}, {}},
+                    status_code::invalid_argument, "shape");
+  // A zero extent makes any other extent harmless: the array is empty.
+  EXPECT_TRUE(xpose::make_plan({{0, big, big}, {}, 16, {}, {}}));
+}
+
+// ---- make_plan: strides ------------------------------------------------------------------------------
+
+TEST(Errors, StridesOfTheWrongLength) {
+  expect_plan_error({{2, 3}, {1, 0}, 4, {1}, {}}, status_code::invalid_argument, "in_strides");
+  expect_plan_error({{2, 3}, {1, 0}, 4, {}, {2, 1, 1}}, status_code::invalid_argument, "out_strides");
+}
+
+TEST(Errors, NegativeInputStrideNamesTheAxis) {
+  expect_plan_error({{2, 3}, {1, 0}, 4, {3, -1}, {}}, status_code::invalid_argument, "in_strides[1]");
+  // 0 broadcasts and is valid.
+  EXPECT_TRUE(xpose::make_plan({{2, 3}, {1, 0}, 4, {0, 1}, {}}));
+}
+
+TEST(Errors, ZeroOutputStrideNamesTheAxis) {
+  expect_plan_error({{2, 3}, {1, 0}, 4, {}, {2, 0}}, status_code::invalid_argument, "out_strides[1]");
+  expect_plan_error({{2, 3}, {1, 0}, 4, {}, {-2, 1}}, status_code::invalid_argument, "out_strides[0]");
+  // An output axis of extent 1 may have any stride: it is never stepped.
+  EXPECT_TRUE(xpose::make_plan({{2, 1}, {1, 0}, 4, {}, {0, 1}}));
+}
+
+TEST(Errors, SelfOverlappingOutputStrides) {
+  // Output 3 x 2 with strides {1, 1}: elements (0, 1) and (1, 0) land on the same address.
+  expect_plan_error({{2, 3}, {1, 0}, 4, {}, {1, 1}}, status_code::invalid_argument, "out_strides");
+  // Rows 2 elements apart but 3 elements long.
+  expect_plan_error({{4, 3}, {0, 1}, 4, {}, {2, 1}}, status_code::invalid_argument, "out_strides");
+  // Pitched rows are fine.
+  EXPECT_TRUE(xpose::make_plan({{4, 3}, {0, 1}, 4, {}, {5, 1}}));
+}
+
+TEST(Errors, StrideTimesExtentOverflowing64Bits) {
+  // (4 - 1) x 2^62 overflows the element offset.
+  expect_plan_error({{4, 2}, {1, 0}, 4, {big, 1}, {}}, status_code::invalid_argument, "in_strides");
+  // The element offset 2^62 + 1 fits, the byte offset (x 4 bytes) does not.
+  expect_plan_error({{2, 2}, {1, 0}, 4, {big, 1}, {}}, status_code::invalid_argument, "in_strides");
+  expect_plan_error({{4, 4}, {0, 1}, 4, {}, {big, 1}}, status_code::invalid_argument, "out_strides");
+}
+
+TEST(Errors, StridedGatherWithoutAUnitStrideAxisIsUnsupported) {
+  // Input: every axis strided (a 2-column slice of every 2nd element): no contiguous input axis.
+  expect_plan_error({{4, 5}, {1, 0}, 4, {10, 2}, {}}, status_code::unsupported, "input");
+  // Output: every output axis strided.
+  expect_plan_error({{4, 5}, {1, 0}, 4, {}, {8, 2}}, status_code::unsupported, "output");
+  // Rank 1 with a stride: a gather, not a copy.
+  expect_plan_error({{7}, {0}, 2, {3}, {}}, status_code::unsupported, "input");
+}
+
+// ---- plan::execute_host -------------------------------------------------------------------------------
+
+class HostBuffers : public ::testing::Test {
+ protected:
+  std::vector<float> in = std::vector<float>(12, 1.0f);
+  std::vector<float> out = std::vector<float>(12, 0.0f);
+  xpose::plan plan = std::move(xpose::make_plan({{3, 4}, {1, 0}, 4, {}, {}})).value();
+};
+
+TEST_F(HostBuffers, NullInput) {
+  expect_status(plan.execute_host(nullptr, out.data()), status_code::invalid_argument, "in is null");
+}
+
+TEST_F(HostBuffers, NullOutput) {
+  expect_status(plan.execute_host(in.data(), nullptr), status_code::invalid_argument, "out is null");
+}
+
+TEST_F(HostBuffers, OverlappingBuffers) {
+  expect_status(plan.execute_host(in.data(), in.data()), status_code::invalid_argument, "overlap");
+  // One element of overlap is enough.
+  std::vector<float> both(24, 1.0f);
+  const xpose::status s = plan.execute_host(both.data(), both.data() + 11);
+  expect_status(s, status_code::invalid_argument, "in and out");
+  // Adjacent but disjoint is fine.
+  EXPECT_TRUE(plan.execute_host(both.data(), both.data() + 12));
+}
+
+TEST_F(HostBuffers, NegativeThreadCount) {
+  expect_status(plan.execute_host(in.data(), out.data(), -1), status_code::invalid_argument, "threads");
+  EXPECT_TRUE(plan.execute_host(in.data(), out.data(), 0));
+  EXPECT_TRUE(plan.execute_host(in.data(), out.data(), 1000));  // more threads than work: clamped
+}
+
+TEST(Errors, NegativeThreadCountIsRejectedEvenForAnEmptyProblem) {
+  // The thread count is an argument like any other: its validity must not depend on the array's size.
+  auto plan = xpose::make_plan({{0, 4}, {1, 0}, 4, {}, {}});
+  ASSERT_TRUE(plan);
+  expect_status(plan->execute_host(nullptr, nullptr, -1), status_code::invalid_argument, "threads");
+}
+
+TEST(Errors, NullPointersAreAllowedForEmptyProblems) {
+  for (const problem& p : {problem{{0, 4}, {1, 0}, 4, {}, {}}, problem{{3, 0, 2}, {}, 3, {}, {}}}) {
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << plan.error();
+    EXPECT_TRUE(plan->execute_host(nullptr, nullptr)) << p;
+    EXPECT_TRUE(plan->execute(nullptr, nullptr)) << p;
+    EXPECT_TRUE(xpose::permute_host(nullptr, nullptr, p)) << p;
+  }
+  EXPECT_TRUE(xpose::transpose_host(nullptr, nullptr, 0, 5, 4));
+  EXPECT_TRUE(xpose::transpose_host(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 7, 0));
+}
+
+// ---- plan::execute (GPU) -------------------------------------------------------------------------------
+
+TEST(Errors, GpuExecuteChecksPointersFirst) {
+  // Null pointers are rejected with or without CUDA, with or without a device.
+  auto plan = xpose::make_plan({{3, 4}, {1, 0}, 4, {}, {}});
+  ASSERT_TRUE(plan);
+  expect_status(plan->execute(nullptr, nullptr), status_code::invalid_argument, "d_in");
+  float dummy[12] = {};
+  expect_status(plan->execute(dummy, nullptr), status_code::invalid_argument, "d_out");
+  expect_status(xpose::permute(nullptr, nullptr, {{3, 4}, {1, 0}, 4, {}, {}}), status_code::invalid_argument, "d_in");
+  expect_status(xpose::transpose(nullptr, nullptr, 3, 4, 4), status_code::invalid_argument, "d_in");
+  expect_status(xpose::transpose_batched(nullptr, nullptr, 2, 3, 4, 4), status_code::invalid_argument, "d_in");
+}
+
+#if !XPOSE_HAS_CUDA
+TEST(Errors, GpuExecuteIsUnsupportedWithoutCuda) {
+  auto plan = xpose::make_plan({{3, 4}, {1, 0}, 4, {}, {}});
+  ASSERT_TRUE(plan);
+  std::vector<float> in(12, 1.0f), out(12, 0.0f);
+  expect_status(plan->execute(in.data(), out.data()), status_code::unsupported, "CUDA");
+  expect_status(xpose::permute(in.data(), out.data(), {{3, 4}, {1, 0}, 4, {}, {}}), status_code::unsupported, "CUDA");
+  expect_status(xpose::transpose(in.data(), out.data(), 3, 4, 4), status_code::unsupported, "CUDA");
+  expect_status(xpose::transpose<float>(in.data(), out.data(), 3, 4), status_code::unsupported, "CUDA");
+  expect_status(xpose::transpose_batched(in.data(), out.data(), 1, 3, 4, 4), status_code::unsupported, "CUDA");
+}
+#endif
+
+// ---- one-shot conveniences forward the planner's errors ---------------------------------------------------
+
+TEST(Errors, PermuteHostReportsPlanAndBufferErrors) {
+  std::vector<float> in(12, 1.0f), out(12, 0.0f);
+  expect_status(xpose::permute_host(in.data(), out.data(), {{3, 4}, {0, 0}, 4, {}, {}}), status_code::invalid_argument,
+                "axes[1]");
+  expect_status(xpose::permute_host(nullptr, out.data(), {{3, 4}, {1, 0}, 4, {}, {}}), status_code::invalid_argument,
+                "in is null");
+  expect_status(xpose::permute_host(in.data(), out.data(), {{3, 4}, {1, 0}, 4, {}, {}}, -2),
+                status_code::invalid_argument, "threads");
+  expect_status(xpose::permute_host(in.data(), out.data(), {{4, 5}, {1, 0}, 4, {10, 2}, {}}), status_code::unsupported,
+                "input");
+}
+
+TEST(Errors, TransposeHostReportsPlanAndBufferErrors) {
+  // elem_bytes passed as std::int64_t variables: an int literal in that place would select the typed
+  // overload transpose_host<T>(..., int threads) instead (see CpuExecutor.TransposeHostHonoursElemBytes).
+  std::vector<float> in_f(12, 1.0f), out_f(12, 0.0f);
+  const void* in = in_f.data();
+  void* out = out_f.data();
+  const std::int64_t four = 4, zero = 0;
+  expect_status(xpose::transpose_host(in, out, -3, 4, four), status_code::invalid_argument, "shape[0]");
+  expect_status(xpose::transpose_host(in, out, 3, -4, four), status_code::invalid_argument, "shape[1]");
+  expect_status(xpose::transpose_host(in, out, 3, 4, zero), status_code::invalid_argument, "elem_bytes");
+  expect_status(xpose::transpose_host(in, nullptr, 3, 4, four), status_code::invalid_argument, "out is null");
+  expect_status(xpose::transpose_host(nullptr, out, 3, 4, four), status_code::invalid_argument, "in is null");
+  expect_status(xpose::transpose_host(in, in_f.data(), 3, 4, four), status_code::invalid_argument, "overlap");
+  expect_status(xpose::transpose_host(in, out, 3, 4, four, -1), status_code::invalid_argument, "threads");
+  EXPECT_TRUE(xpose::transpose_host(in, out, 3, 4, four, 1));
+  // The typed front-end forwards the same errors.
+  expect_status(xpose::transpose_host(in_f.data(), out_f.data(), -3, 4), status_code::invalid_argument, "shape[0]");
+  expect_status(xpose::transpose_host(in_f.data(), static_cast<float*>(nullptr), 3, 4), status_code::invalid_argument,
+                "out is null");
+}
+
+TEST(Errors, ErrorsLeaveTheOutputUntouched) {
+  std::vector<float> in(12, 1.0f), out(12, -7.0f);
+  EXPECT_FALSE(xpose::transpose_host(static_cast<const void*>(in.data()), out.data(), 3, 4, std::int64_t{4}, -1));
+  EXPECT_FALSE(xpose::permute_host(in.data(), out.data(), {{3, 4}, {1, 1}, 4, {}, {}}));
+  for (const float v : out) EXPECT_EQ(v, -7.0f);
+}
+
+}  // namespace
