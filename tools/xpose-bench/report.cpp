@@ -255,8 +255,8 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
     os << "\n== xpose production table (vs memcpy = cudaMemcpyAsync D2D of the same bytes, same run; geam = "
           "cuBLAS S/D/Zgeam where it applies) ==\n";
   } else {
-    os << "\n== xpose CPU table: 1 thread vs memcpy on 1 thread, " << info.threads << " threads vs memcpy on "
-       << info.threads << " threads ==\n";
+    const std::string all = std::to_string(info.threads) + (info.threads == 1 ? " thread" : " threads");
+    os << "\n== xpose CPU table: 1 thread vs memcpy on 1 thread, " << all << " vs memcpy on " << all << " ==\n";
   }
   std::vector<std::string> header;
   for (const auto& c : cols) header.emplace_back(c.header);

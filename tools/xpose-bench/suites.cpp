@@ -202,8 +202,8 @@ std::string load_suite(const std::string& name, bool cuda_backend, std::vector<b
   }
   std::string tried;
   for (std::size_t i = 1; i < candidates.size(); ++i) tried += (i > 1 ? ", " : "") + candidates[i];
-  return "unknown suite '" + name + "': not built in (default, ladder, production, cpu) and no file found (tried " + tried +
-         ")";
+  return "unknown suite '" + name + "': not built in (default, ladder, production, cpu) and no file found (tried " +
+         tried + ")";
 }
 
 std::string validate_case(const bench_case& c) {

@@ -8,8 +8,9 @@
 // `ladder`: fp32 2-D transposes measured with every rung of the teaching ladder). `#` starts a comment.
 //
 // Built-in suites: `default` (benchmarks/suites/ladder.txt then default.txt, embedded at configure time; on
-// the CPU backend: `cpu`), `ladder` (ladder.txt), `production` (default.txt), `cpu` (the CPU table). Any other NAME is read from a file: NAME itself when it is a
-// path to a file, else benchmarks/suites/NAME.txt under the current directory or the source tree.
+// the CPU backend: `cpu`), `ladder` (ladder.txt), `production` (default.txt), `cpu` (the CPU table). Any
+// other NAME is read from a file: NAME itself when it is a path to a file (or ends in .txt), else
+// benchmarks/suites/NAME.txt under the current directory or the source tree.
 #pragma once
 
 #include <cstdint>
