@@ -154,7 +154,9 @@ bool check_plan(const problem& p, const std::string& context) {
     EXPECT_EQ(g.rows, 1) << where;
     EXPECT_EQ(g.cols, 1) << where;
   }
-  if (g.algo == algorithm::copy) EXPECT_EQ(g.batch_rank, 0) << where;
+  if (g.algo == algorithm::copy) {
+    EXPECT_EQ(g.batch_rank, 0) << where;
+  }
   EXPECT_EQ(plan->algo(), g.algo) << where;
   EXPECT_NE(printed.str().find(xpose::to_string(g.algo)), std::string::npos) << where;
 
