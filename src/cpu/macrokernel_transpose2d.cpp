@@ -5,8 +5,9 @@
 // the output lines it writes stay in L1/L2 until every unit of each line has been used (a naive loop
 // fetches a whole line per unit on its strided side). Tasks are (batch item, tile row, tile column) in
 // row-major order; each thread takes a contiguous slice, walked with a cursor so that no task pays for a
-// division. Inside a tile, the micro-kernels of microkernels_scalar.hpp move the units; unit sizes of
-// 1, 2, 4, 8 and 16 bytes get a compile-time kernel, every other size a word-by-word copy per unit.
+// division. Inside a tile, the micro-kernels of microkernels_scalar.hpp move the units: the word sizes
+// (1, 2, 4, 8, 16 bytes) and the common odd element sizes get a compile-time kernel, every other unit
+// size a word-by-word copy per unit.
 #include <algorithm>
 #include <cstdint>
 
