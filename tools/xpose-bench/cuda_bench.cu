@@ -352,15 +352,14 @@ measurement measure_xpose(context& ctx, const rotation& rot, const xpose::plan& 
 
 // ---- cases ------------------------------------------------------------------------------------------------
 
-row base_row(const bench_case& c, const char* table, const xpose::plan& plan, const rotation& rot,
-             const measurement& memcpy_ref) {
+row base_row(const bench_case& c, const char* table, const rotation& rot, const measurement& memcpy_ref) {
   row r;
   r.table = table;
   r.case_name = c.name;
   r.shape = c.shape_string();
   r.axes = c.axes_string();
   r.elem_bytes = c.elem_bytes;
-  r.bytes_moved = plan.bytes_moved();
+  r.bytes_moved = 2 * c.payload_bytes();
   r.buffers = rot.count;
   r.memcpy_us = memcpy_ref.time_us;
   r.memcpy_gbps = memcpy_ref.gbps;
@@ -379,9 +378,17 @@ row error_row(const bench_case& c, const char* table, const std::string& impl, c
   r.shape = c.shape_string();
   r.axes = c.axes_string();
   r.elem_bytes = c.elem_bytes;
+  r.bytes_moved = 2 * c.payload_bytes();
   r.main.verified = verdict::no;
   r.main.note = what;
   return r;
+}
+
+measurement failed(const std::string& what) {
+  measurement m;
+  m.verified = verdict::no;
+  m.note = what;
+  return m;
 }
 
 measurement measure_memcpy(context& ctx, const rotation& rot, std::int64_t payload) {
@@ -393,65 +400,68 @@ measurement measure_memcpy(context& ctx, const rotation& rot, std::int64_t paylo
   });
 }
 
-void run_ladder_case(context& ctx, const bench_case& c, std::vector<row>& rows) {
-  const xpose::problem p = c.to_problem();
-  auto plan = xpose::make_plan(p);
-  if (!plan) {  // validated when the suite was loaded; kept for safety
-    rows.push_back(error_row(c, "ladder", "(plan)", plan.error().message()));
-    return;
+// xpose on the case, or the planning error (e.g. `unsupported`) as a failed measurement.
+measurement measure_xpose_case(context& ctx, const rotation& rot, const bench_case& c, double reference_us) {
+  auto plan = xpose::make_plan(c.to_problem());
+  if (!plan) {
+    std::ostringstream os;
+    os << "make_plan: " << plan.error();
+    return failed(os.str());
   }
-  const std::int64_t rows_n = c.shape[0], cols_n = c.shape[1];
-  rotation rot;
+  return measure_xpose(ctx, rot, *plan, reference_us);
+}
+
+// Allocates and fills the case's buffers; false (with an error row pushed) when that fails.
+bool setup(context& ctx, rotation& rot, const bench_case& c, const char* table, const char* impl,
+           std::vector<row>& rows) {
   try {
-    make_rotation(ctx, rot, plan->payload_bytes(), plan->in_span_bytes(), plan->out_span_bytes());
+    make_rotation(ctx, rot, c.payload_bytes(), c.in_span_bytes(), c.out_span_bytes());
+    return true;
   } catch (const cuda_failure& f) {
     if (context_lost()) throw fatal_error{f.what};
-    rows.push_back(error_row(c, "ladder", "(setup)", f.what));
-    return;
+    rows.push_back(error_row(c, table, impl, f.what));
+    return false;
   }
-  const measurement ref = measure_memcpy(ctx, rot, plan->payload_bytes());
+}
+
+void run_ladder_case(context& ctx, const bench_case& c, std::vector<row>& rows) {
+  const xpose::problem p = c.to_problem();
+  const std::int64_t rows_n = c.shape[0], cols_n = c.shape[1];
+  rotation rot;
+  if (!setup(ctx, rot, c, "ladder", "(setup)", rows)) return;
+  const std::int64_t bytes_moved = 2 * c.payload_bytes();
+  const measurement ref = measure_memcpy(ctx, rot, c.payload_bytes());
   const xpose::problem identity{.shape = {rows_n, cols_n}, .axes = {0, 1}, .elem_bytes = 4, .in_strides = {},
                                 .out_strides = {}};
   for (const auto& rung : xpose::textbook::ladder()) {
     if (!rung.supports(rows_n, cols_n)) continue;
-    row r = base_row(c, "ladder", *plan, rot, ref);
+    row r = base_row(c, "ladder", rot, ref);
     r.impl = rung.name;
-    r.main = measure(ctx, rot, rung.transposes ? p : identity, plan->bytes_moved(), ref.time_us, 1, [&](int i) {
+    r.main = measure(ctx, rot, rung.transposes ? p : identity, bytes_moved, ref.time_us, 1, [&](int i) {
       check(rung.launch(reinterpret_cast<const float*>(rot.in_at(i)), reinterpret_cast<float*>(rot.out_at(i)),
                         rows_n, cols_n, ctx.stream),
             std::string("launch ") + rung.name);
     });
     rows.push_back(std::move(r));
   }
-  row x = base_row(c, "ladder", *plan, rot, ref);
+  row x = base_row(c, "ladder", rot, ref);
   x.impl = "xpose (production)";
-  x.main = measure_xpose(ctx, rot, *plan, ref.time_us);
+  x.main = measure_xpose_case(ctx, rot, c, ref.time_us);
   rows.push_back(std::move(x));
-  row g = base_row(c, "ladder", *plan, rot, ref);
+  row g = base_row(c, "ladder", rot, ref);
   g.impl = "cuBLAS geam";
-  g.main = measure_geam(ctx, rot, c, plan->bytes_moved(), ref.time_us);
+  g.main = measure_geam(ctx, rot, c, bytes_moved, ref.time_us);
   rows.push_back(std::move(g));
 }
 
 void run_production_case(context& ctx, const bench_case& c, std::vector<row>& rows) {
-  auto plan = xpose::make_plan(c.to_problem());
-  if (!plan) {  // validated when the suite was loaded; kept for safety
-    rows.push_back(error_row(c, "production", "xpose", plan.error().message()));
-    return;
-  }
   rotation rot;
-  try {
-    make_rotation(ctx, rot, plan->payload_bytes(), plan->in_span_bytes(), plan->out_span_bytes());
-  } catch (const cuda_failure& f) {
-    if (context_lost()) throw fatal_error{f.what};
-    rows.push_back(error_row(c, "production", "xpose", f.what));
-    return;
-  }
-  const measurement ref = measure_memcpy(ctx, rot, plan->payload_bytes());
-  row r = base_row(c, "production", *plan, rot, ref);
+  if (!setup(ctx, rot, c, "production", "xpose", rows)) return;
+  const measurement ref = measure_memcpy(ctx, rot, c.payload_bytes());
+  row r = base_row(c, "production", rot, ref);
   r.impl = "xpose";
-  r.main = measure_xpose(ctx, rot, *plan, ref.time_us);
-  r.geam = measure_geam(ctx, rot, c, plan->bytes_moved(), ref.time_us);
+  r.main = measure_xpose_case(ctx, rot, c, ref.time_us);
+  r.geam = measure_geam(ctx, rot, c, 2 * c.payload_bytes(), ref.time_us);
   rows.push_back(std::move(r));
 }
 

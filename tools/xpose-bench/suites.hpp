@@ -42,6 +42,11 @@ struct bench_case {
   std::string axes_string() const;
   /// Whether this is a plain 2-D transpose (rank 2, axes 1,0), batched or not, packed.
   bool is_plain_transpose2d() const;
+  /// Bytes of array data (elements x elem_bytes), and the bytes the input / output views span from their
+  /// base pointers (strides included). For a valid problem; computed without xpose (no plan needed).
+  std::int64_t payload_bytes() const;
+  std::int64_t in_span_bytes() const;
+  std::int64_t out_span_bytes() const;
 };
 
 /// A short name for an element size: u8, fp16, rgb8, fp32, fp64, c128, else "<n>B".
@@ -59,7 +64,8 @@ std::string parse_suite(const std::string& text, const std::string& origin, std:
 /// production tables on the GPU, the CPU table on the CPU. Returns "" on success, else the error.
 std::string load_suite(const std::string& name, bool cuda_backend, std::vector<bench_case>& out);
 
-/// Validates a case with xpose::make_plan. Returns "" when valid, else the status text.
+/// Validates a case with xpose::make_plan. Returns "" when valid (or valid but `unsupported`: that case's
+/// row reports it), else the status text.
 std::string validate_case(const bench_case& c);
 
 }  // namespace xpose::bench
