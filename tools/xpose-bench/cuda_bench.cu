@@ -134,6 +134,12 @@ struct context {
     check(cudaHostAlloc(reinterpret_cast<void**>(&h_flag), 2 * sizeof(int), cudaHostAllocMapped), "cudaHostAlloc");
     h_flag[0] = h_flag[1] = 0;
     check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&d_flag), h_flag, 0), "cudaHostGetDevicePointer");
+    // Load the blocking kernel now (target 0 returns at once): with lazy module loading, loading a kernel
+    // while another one spins could need a context synchronization. The kernels under test are loaded by
+    // their warm-up runs, which never run behind a blocker.
+    blocking_kernel<<<1, 1, 0, stream>>>(d_flag, 0, blocking_timeout_ns);
+    check(cudaGetLastError(), "blocking kernel launch");
+    check(cudaStreamSynchronize(stream), "blocking kernel");
   }
   context(const context&) = delete;
   context& operator=(const context&) = delete;
