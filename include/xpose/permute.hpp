@@ -41,10 +41,12 @@ status transpose(const T* d_in, T* d_out, std::int64_t rows, std::int64_t cols, 
   return transpose(static_cast<const void*>(d_in), static_cast<void*>(d_out), rows, cols,
                    static_cast<std::int64_t>(sizeof(T)), stream);
 }
+/// Typed host front-end, all hardware threads. It takes no thread count on purpose: with one, a call such as
+/// `transpose_host(u8_in, u8_out, rows, cols, 3)` meaning 3-byte pixels would bind to it as "3 threads".
 template <class T>
-status transpose_host(const T* in, T* out, std::int64_t rows, std::int64_t cols, int threads = 0) {
+status transpose_host(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
   return transpose_host(static_cast<const void*>(in), static_cast<void*>(out), rows, cols,
-                        static_cast<std::int64_t>(sizeof(T)), threads);
+                        static_cast<std::int64_t>(sizeof(T)), 0);
 }
 
 }  // namespace xpose

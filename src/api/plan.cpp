@@ -142,9 +142,9 @@ status plan::execute(const void* d_in, void* d_out, stream_t stream) const {
 }
 
 status plan::execute_host(const void* in, void* out, int threads) const {
+  if (threads < 0) return status(status_code::invalid_argument, "threads = " + std::to_string(threads) + " is negative");
   if (status s = check_buffers(*this, in, out, "in", "out"); !s) return s;
   if (payload_bytes_ == 0) return status::ok();
-  if (threads < 0) return status(status_code::invalid_argument, "threads = " + std::to_string(threads) + " is negative");
 #if XPOSE_HAS_CUDA
   if (status s = detail::cuda_reject_device_pointer(in, "in"); !s) return s;
   if (status s = detail::cuda_reject_device_pointer(out, "out"); !s) return s;

@@ -358,10 +358,9 @@ TEST(CpuExecutor, PermuteHostAndTransposeHostConveniences) {
 }
 
 TEST(CpuExecutor, TransposeHostHonoursElemBytes) {
-  // Documents a bug in include/xpose/permute.hpp (reported, not yet fixed): with typed pointers and an int
-  // literal as 5th argument, overload resolution prefers transpose_host<T>(in, out, rows, cols, int threads)
-  // over transpose_host(in, out, rows, cols, std::int64_t elem_bytes, int threads = 0), so 3-byte RGB
-  // pixels held in a uint8_t buffer are transposed as single bytes with 3 threads.
+  // Regression: the typed front-end once took `int threads` as its 5th argument, so with uint8_t pointers
+  // and an int literal, transpose_host(in, out, rows, cols, 3) bound to it and moved single bytes with
+  // 3 threads instead of 3-byte RGB pixels. The typed overload now takes no thread count.
   const std::int64_t rows = 4, cols = 6;
   const problem p{{rows, cols}, {1, 0}, 3, {}, {}};
   const case_buffers b = make_buffers(p, 77, 0, 0);

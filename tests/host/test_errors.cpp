@@ -219,8 +219,7 @@ TEST(Errors, PermuteHostReportsPlanAndBufferErrors) {
 }
 
 TEST(Errors, TransposeHostReportsPlanAndBufferErrors) {
-  // elem_bytes passed as std::int64_t variables: an int literal in that place would select the typed
-  // overload transpose_host<T>(..., int threads) instead (see CpuExecutor.TransposeHostHonoursElemBytes).
+  // elem_bytes through std::int64_t variables; literals work too (CpuExecutor.TransposeHostHonoursElemBytes).
   std::vector<float> in_f(12, 1.0f), out_f(12, 0.0f);
   const void* in = in_f.data();
   void* out = out_f.data();
