@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "xpose/plan.hpp"
 #include "xpose/problem.hpp"
@@ -37,6 +38,7 @@ status transpose_host(const void* in, void* out, std::int64_t rows, std::int64_t
 
 /// Typed front-ends: forward with elem_bytes = sizeof(T).
 template <class T>
+  requires(!std::is_void_v<T>)  // void pointers mean the untyped overload, which needs elem_bytes
 status transpose(const T* d_in, T* d_out, std::int64_t rows, std::int64_t cols, stream_t stream = nullptr) {
   return transpose(static_cast<const void*>(d_in), static_cast<void*>(d_out), rows, cols,
                    static_cast<std::int64_t>(sizeof(T)), stream);
@@ -44,6 +46,7 @@ status transpose(const T* d_in, T* d_out, std::int64_t rows, std::int64_t cols, 
 /// Typed host front-end, all hardware threads. It takes no thread count on purpose: with one, a call such as
 /// `transpose_host(u8_in, u8_out, rows, cols, 3)` meaning 3-byte pixels would bind to it as "3 threads".
 template <class T>
+  requires(!std::is_void_v<T>)
 status transpose_host(const T* in, T* out, std::int64_t rows, std::int64_t cols) {
   return transpose_host(static_cast<const void*>(in), static_cast<void*>(out), rows, cols,
                         static_cast<std::int64_t>(sizeof(T)), 0);

@@ -134,13 +134,15 @@ status validate(const problem& p, normalized_problem& n) {
       int m = 0;
       for (int i = 0; i < rank; ++i)
         if (out_shape[i] > 1) order[m++] = i;
-      std::sort(order.begin(), order.begin() + m,
-                [&](int a, int b) { return n.out_strides[a] < n.out_strides[b]; });
+      for (int k = 1; k < m; ++k)  // insertion sort by stride (m <= 8)
+        for (int j = k; j > 0 && n.out_strides[order[j]] < n.out_strides[order[j - 1]]; --j)
+          std::swap(order[j], order[j - 1]);
       for (int k = 1; k < m; ++k) {
         const int prev = order[k - 1], cur = order[k];
         std::int64_t block = 0;
         if (checked_mul(n.out_strides[prev], out_shape[prev], block) && n.out_strides[cur] < block) {
-          return invalid("out_strides make the output overlap itself: output axis ", cur, " has stride ",
+          return invalid("out_strides may make the output overlap itself (each axis must step over the whole block "
+                       "of the axes with smaller strides): output axis ", cur, " has stride ",
                          n.out_strides[cur], " < ", out_shape[prev], " x ", n.out_strides[prev],
                          " spanned by output axis ", prev);
         }
