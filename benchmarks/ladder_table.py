@@ -2,6 +2,7 @@
 """Turns xpose-bench CSV (table=ladder rows) into the Markdown tables of docs/kernels.md.
 
 Usage: benchmarks/ladder_table.py results.csv > table.md
+       benchmarks/ladder_table.py --update docs/kernels.md results.csv   (rewrites the marked section)
 Prints GB/s and the ratio to cudaMemcpyAsync D2D of the same bytes (same run) per rung and size, including
 the production kernel and cuBLAS geam rows the benchmark adds to the ladder table.
 """
@@ -9,7 +10,9 @@ import csv
 import sys
 
 
-def main(path):
+def render(path):
+    out = []
+    print = lambda *a: out.append(" ".join(str(x) for x in a))  # noqa: E731 (collect instead of printing)
     rows = [r for r in csv.DictReader(open(path)) if r["table"] == "ladder"]
     sizes, kernels, cell = [], [], {}
     for r in rows:
@@ -36,8 +39,23 @@ def main(path):
             print(f"| {k} | " + " | ".join(vals) + " |")
         print()
     memcpy = {s: float(next(r for r in rows if r["case"] == s)["memcpy_gbps"]) for s in sizes}
-    print("cudaMemcpyAsync D2D (GB/s): " + ", ".join(f"{s} {v:.0f}" for s, v in memcpy.items()) + "\n")
+    print("cudaMemcpyAsync D2D (GB/s): " + ", ".join(f"{s} {v:.0f}" for s, v in memcpy.items()))
+    return "\n".join(out) + "\n"
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "--update":
+        doc, csv_path = argv[2], argv[3]
+        text = open(doc).read()
+        begin = text.index("<!-- ladder-results:begin")
+        begin = text.index("\n", begin) + 1
+        end = text.index("<!-- ladder-results:end -->")
+        open(doc, "w").write(text[:begin] + render(csv_path) + text[end:])
+    elif len(argv) == 2:
+        sys.stdout.write(render(argv[1]))
+    else:
+        sys.exit(__doc__)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv)
