@@ -3,8 +3,11 @@
 //
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
-//   otherwise                                                                    -> words<A>, A = the largest
+//   otherwise, both sides >= 16 units                                            -> gather16<G>, G = the
+//     common alignment of unit, pointers and pitches (<= 4)
+//   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
+#include <algorithm>
 #include <climits>
 
 #include "cuda/dispatch/launch.hpp"
@@ -73,6 +76,25 @@ status launch_words(transpose2d_params p, cudaStream_t stream) {
   return status::ok();
 }
 
+template <int PieceBytes>
+status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t stream) {
+  const gather16_shape g = gather16_tile(unit);
+  p.unit_bytes = unit;
+  p.unit_bytes_div = fast_divmod(static_cast<std::uint64_t>(unit));
+  p.words_tile_rows = p.words_tile_cols = g.side;
+  p.halo_rows = static_cast<int>(g.halo);
+  p.load_chunks_div = fast_divmod(static_cast<std::uint64_t>(g.load_chunks));
+  p.store_chunks_div = fast_divmod(static_cast<std::uint64_t>(g.store_chunks));
+  p.smem_pitch_words = static_cast<int>(g.pitch_words);
+  p.tiles_r = ceil_div(p.rows, g.side);
+  p.tiles_c = ceil_div(p.cols, g.side);
+  p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);
+  transpose2d_gather16_kernel<PieceBytes>
+      <<<grid_for(p.tiles_total), gather16_threads, static_cast<std::size_t>(g.smem_bytes), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
+  return status::ok();
+}
+
 }  // namespace
 
 status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
@@ -108,6 +130,19 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
       case 8: return launch_vec16<8>(p, stream);
       case 16: return launch_vec16<16>(p, stream);
       default: break;
+    }
+  }
+  // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
+  if (g.rows >= 16 && g.cols >= 16) {
+    std::uint64_t in_span = static_cast<std::uint64_t>((g.rows - 1) * p.in_ld + g.cols * unit);
+    for (int i = 0; i < g.batch_rank; ++i)
+      in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);
+    p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
+    p.in_hi = p.in_lo + in_span;
+    switch (std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4)) {
+      case 4: return launch_gather16<4>(p, unit, stream);
+      case 2: return launch_gather16<2>(p, unit, stream);
+      default: return launch_gather16<1>(p, unit, stream);
     }
   }
   std::int64_t a = wb;

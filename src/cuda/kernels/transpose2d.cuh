@@ -19,9 +19,19 @@
 //   empty. Used when vec16 does not apply (misaligned pointers or pitches, unit sizes that are not powers
 //   of two). grid: 1-D over tiles; block: 256 threads.
 //
-// All offsets and counts are 64-bit; byte strides throughout so both variants read the same parameters.
+// * gather16<PieceBytes>: any unit size (3-byte RGB, 12-byte RGB32F, ...) and any alignment (8191 x 8193),
+//   with 16-byte aligned global loads and stores. Each staged input row is loaded as the aligned 16-byte
+//   chunks that cover it (its misalignment m_r is recomputed where needed); each output row's bytes are
+//   split among tiles at 16-byte boundaries of the *output address*, so every interior store is an aligned
+//   16-byte vector that exactly one tile writes (only row heads and tails are stored piecewise). The window
+//   of output bytes a tile owns is shifted by < 16 bytes, hence `halo_rows` extra input rows. Shared memory
+//   is gathered in pieces of PieceBytes (the common alignment of units, pointers and pitches, <= 4).
+//   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
+//
+// All offsets and counts are 64-bit; byte strides throughout so all variants read the same parameters.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda/index_math.hpp"
@@ -45,6 +55,14 @@ struct transpose2d_params {
   fast_divmod in_row_div;        // by words_tile_cols * K
   fast_divmod out_row_div;       // by words_tile_rows * K
   fast_divmod unit_div;          // by K
+  // gather16 variant only:
+  std::int64_t unit_bytes;       // U
+  fast_divmod unit_bytes_div;    // by U
+  fast_divmod load_chunks_div;   // by 16-byte chunks loaded per staged input row
+  fast_divmod store_chunks_div;  // by 16-byte chunks stored per output row
+  int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
+  int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
+  std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
   std::int64_t tiles_r;    // tiles along r
   std::int64_t tiles_c;    // tiles along c
   std::int64_t tiles_total;
@@ -330,6 +348,125 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
         k = static_cast<unsigned>(kk);
       }
       reinterpret_cast<word*>(out_tile + cc * p.out_ld)[rem] = tile[rr * pitch + cc * K + k];
+    }
+  }
+}
+
+
+// ---- gather16 ---------------------------------------------------------------------------------------------
+
+template <int PieceBytes>
+struct piece_type;
+template <>
+struct piece_type<1> { using type = std::uint8_t; };
+template <>
+struct piece_type<2> { using type = std::uint16_t; };
+template <>
+struct piece_type<4> { using type = std::uint32_t; };
+
+inline constexpr int gather16_threads = 256;
+inline constexpr int gather16_loads_in_flight = 4;
+
+template <int PieceBytes>
+__global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
+  using piece = typename piece_type<PieceBytes>::type;
+  constexpr int pieces = 16 / PieceBytes;
+  extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
+  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(staged);
+
+  const int T_r = static_cast<int>(p.words_tile_rows), T_c = static_cast<int>(p.words_tile_cols);
+  const std::int64_t U = p.unit_bytes;
+  const unsigned load_chunks = static_cast<unsigned>(p.load_chunks_div.divisor);
+  const unsigned store_chunks = static_cast<unsigned>(p.store_chunks_div.divisor);
+  const unsigned pitch = static_cast<unsigned>(p.smem_pitch_words);
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, T_r, T_c);
+    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + tc.r0 * p.in_ld + tc.c0 * U;
+    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + tc.c0 * p.out_ld;
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T_r + p.halo_rows));
+    const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::min<std::int64_t>(cols_left, T_c) * U);
+
+    __syncthreads();  // the previous tile's gathers are done with `staged`
+    // 1. stage: aligned 16-byte chunks covering [row start, row start + row_bytes) of each input row.
+    const unsigned total_loads = staged_rows * load_chunks;
+    for (unsigned base = threadIdx.x; base < total_loads; base += gather16_threads * gather16_loads_in_flight) {
+      uint4 v[gather16_loads_in_flight];
+      int where[gather16_loads_in_flight];
+#pragma unroll
+      for (int s = 0; s < gather16_loads_in_flight; ++s) {
+        where[s] = -1;
+        const unsigned idx = base + s * gather16_threads;
+        if (idx >= total_loads) continue;
+        std::uint64_t j = 0;
+        const unsigned i = static_cast<unsigned>(p.load_chunks_div.divmod(idx, j));
+        const std::uint64_t a = in_tile + i * p.in_ld;  // first byte this tile needs of row r0 + i
+        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
+        if (chunk >= a + row_bytes) continue;  // past what the row needs
+        if (chunk >= p.in_lo && chunk + 16 <= p.in_hi) {
+          v[s] = __ldg(reinterpret_cast<const uint4*>(chunk));
+        } else {  // the view's first or last chunk: bytewise, never outside the view
+          std::uint32_t w[4] = {0, 0, 0, 0};
+          for (int b = 0; b < 16; ++b)
+            if (chunk + b >= p.in_lo && chunk + b < p.in_hi)
+              w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
+          v[s] = make_uint4(w[0], w[1], w[2], w[3]);
+        }
+        where[s] = static_cast<int>(i * pitch + 4 * j);
+      }
+#pragma unroll
+      for (int s = 0; s < gather16_loads_in_flight; ++s)
+        if (where[s] >= 0) {  // word stores: the odd pitch breaks 16-byte alignment of rows on purpose
+          staged[where[s] + 0] = v[s].x;
+          staged[where[s] + 1] = v[s].y;
+          staged[where[s] + 2] = v[s].z;
+          staged[where[s] + 3] = v[s].w;
+        }
+    }
+    __syncthreads();
+
+    // 2. gather + store: output row c owns the bytes [b0, b1) of this tile, split at 16-byte boundaries.
+    const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T_c));
+    for (unsigned x = threadIdx.x; x < out_rows * store_chunks; x += gather16_threads) {
+      std::uint64_t q = 0;
+      const unsigned c = static_cast<unsigned>(p.store_chunks_div.divmod(x, q));
+      const std::uint64_t o = out_tile + c * p.out_ld;  // output row c0 + c, unit 0
+      const std::uint64_t b0 = tc.r0 == 0 ? o : ((o + tc.r0 * U + 15) & ~std::uint64_t{15});
+      const std::uint64_t b1 = rows_left <= T_r ? o + p.rows * U : ((o + (tc.r0 + T_r) * U + 15) & ~std::uint64_t{15});
+      const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q;
+      const std::uint64_t lo = std::max(chunk, b0), hi = std::min(chunk + 16, b1);
+      if (lo >= hi) continue;
+      // Unit (relative to r0) and byte within it of the first piece.
+      std::uint64_t k = 0;
+      unsigned r = static_cast<unsigned>(p.unit_bytes_div.divmod(lo - o - tc.r0 * U, k));
+      std::uint64_t src_row = in_tile + r * p.in_ld;
+      unsigned src = r * pitch * 4 + static_cast<unsigned>(src_row & 15) + static_cast<unsigned>(c * U + k);
+      const int t_lo = static_cast<int>((lo - chunk) / PieceBytes), t_hi = static_cast<int>((hi - chunk) / PieceBytes);
+      std::uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int tpos = 0; tpos < pieces; ++tpos) {
+        if (tpos < t_lo || tpos >= t_hi) continue;
+        const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + src);
+        w[tpos * PieceBytes / 4] |= val << (8 * ((tpos * PieceBytes) % 4));
+        k += PieceBytes;
+        src += PieceBytes;
+        if (k == static_cast<std::uint64_t>(U)) {  // next unit: next staged row, its own misalignment
+          k = 0;
+          ++r;
+          src_row += p.in_ld;
+          src = r * pitch * 4 + static_cast<unsigned>(src_row & 15) + static_cast<unsigned>(c * U);
+        }
+      }
+      if (t_lo == 0 && t_hi == pieces) {
+        *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+      } else {
+#pragma unroll
+        for (int tpos = 0; tpos < pieces; ++tpos)
+          if (tpos >= t_lo && tpos < t_hi)
+            *reinterpret_cast<piece*>(chunk + tpos * PieceBytes) =
+                static_cast<piece>(w[tpos * PieceBytes / 4] >> (8 * ((tpos * PieceBytes) % 4)));
+      }
     }
   }
 }
