@@ -432,8 +432,11 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       std::uint64_t q = 0;
       const unsigned c = static_cast<unsigned>(p.store_chunks_div.divmod(x, q));
       const std::uint64_t o = out_tile + c * p.out_ld;  // output row c0 + c, unit 0
-      const std::uint64_t b0 = tc.r0 == 0 ? o : ((o + tc.r0 * U + 15) & ~std::uint64_t{15});
-      const std::uint64_t b1 = rows_left <= T_r ? o + p.rows * U : ((o + (tc.r0 + T_r) * U + 15) & ~std::uint64_t{15});
+      // Boundaries b(r) = min(align16(o + r * U), row end), b(0) = o: consecutive tiles partition the row.
+      const std::uint64_t row_end = o + p.rows * U;
+      const std::uint64_t b0 = tc.r0 == 0 ? o : std::min(row_end, (o + tc.r0 * U + 15) & ~std::uint64_t{15});
+      const std::uint64_t b1 = rows_left <= T_r ? row_end
+                                                : std::min(row_end, (o + (tc.r0 + T_r) * U + 15) & ~std::uint64_t{15});
       const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q;
       const std::uint64_t lo = std::max(chunk, b0), hi = std::min(chunk + 16, b1);
       if (lo >= hi) continue;
