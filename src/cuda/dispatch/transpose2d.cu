@@ -3,7 +3,7 @@
 //
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
-//   otherwise, both sides >= 16 units                                            -> gather16<G>, G = the
+//   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
 //     common alignment of unit, pointers and pitches (<= 4)
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
@@ -76,23 +76,38 @@ status launch_words(transpose2d_params p, cudaStream_t stream) {
   return status::ok();
 }
 
+template <int PieceBytes, int UnitBytes>
+status launch_gather16_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
+  transpose2d_gather16_kernel<PieceBytes, UnitBytes><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
+  return status::ok();
+}
+
+// Compile-time unit sizes for the common pixels and scalars: 1..4, 6 (RGB16), 8, 12 (RGB32F), 16.
 template <int PieceBytes>
 status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t stream) {
   const gather16_shape g = gather16_tile(unit);
   p.unit_bytes = unit;
-  p.unit_bytes_div = fast_divmod(static_cast<std::uint64_t>(unit));
   p.words_tile_rows = p.words_tile_cols = g.side;
   p.halo_rows = static_cast<int>(g.halo);
-  p.load_chunks_div = fast_divmod(static_cast<std::uint64_t>(g.load_chunks));
-  p.store_chunks_div = fast_divmod(static_cast<std::uint64_t>(g.store_chunks));
   p.smem_pitch_words = static_cast<int>(g.pitch_words);
   p.tiles_r = ceil_div(p.rows, g.side);
   p.tiles_c = ceil_div(p.cols, g.side);
   p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);
-  transpose2d_gather16_kernel<PieceBytes>
-      <<<grid_for(p.tiles_total), gather16_threads, static_cast<std::size_t>(g.smem_bytes), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
-  return status::ok();
+  const auto smem = static_cast<std::size_t>(g.smem_bytes);
+  if (unit % PieceBytes != 0) return status(status_code::internal, "gather16: piece does not divide the unit");
+  switch (unit) {
+    case 1: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 1>(p, smem, stream); break;
+    case 2: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 2>(p, smem, stream); break;
+    case 3: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 3>(p, smem, stream); break;
+    case 4: return launch_gather16_kernel<PieceBytes, 4>(p, smem, stream);
+    case 6: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 6>(p, smem, stream); break;
+    case 8: return launch_gather16_kernel<PieceBytes, 8>(p, smem, stream);
+    case 12: return launch_gather16_kernel<PieceBytes, 12>(p, smem, stream);
+    case 16: return launch_gather16_kernel<PieceBytes, 16>(p, smem, stream);
+    default: break;
+  }
+  return launch_gather16_kernel<PieceBytes, 0>(p, smem, stream);
 }
 
 }  // namespace
@@ -133,7 +148,7 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
     }
   }
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
-  if (g.rows >= 16 && g.cols >= 16) {
+  if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
     std::uint64_t in_span = static_cast<std::uint64_t>((g.rows - 1) * p.in_ld + g.cols * unit);
     for (int i = 0; i < g.batch_rank; ++i)
       in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);

@@ -25,7 +25,8 @@
 //   split among tiles at 16-byte boundaries of the *output address*, so every interior store is an aligned
 //   16-byte vector that exactly one tile writes (only row heads and tails are stored piecewise). The window
 //   of output bytes a tile owns is shifted by < 16 bytes, hence `halo_rows` extra input rows. Shared memory
-//   is gathered in pieces of PieceBytes (the common alignment of units, pointers and pitches, <= 4).
+//   is gathered in pieces of PieceBytes (the common alignment of units, pointers and pitches, <= 4). A row
+//   (staged or output) is handled by a half-warp, lane q = 16-byte chunk q, so no index needs a division.
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // All offsets and counts are 64-bit; byte strides throughout so all variants read the same parameters.
@@ -57,9 +58,6 @@ struct transpose2d_params {
   fast_divmod unit_div;          // by K
   // gather16 variant only:
   std::int64_t unit_bytes;       // U
-  fast_divmod unit_bytes_div;    // by U
-  fast_divmod load_chunks_div;   // by 16-byte chunks loaded per staged input row
-  fast_divmod store_chunks_div;  // by 16-byte chunks stored per output row
   int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
@@ -365,45 +363,47 @@ template <>
 struct piece_type<4> { using type = std::uint32_t; };
 
 inline constexpr int gather16_threads = 256;
-inline constexpr int gather16_loads_in_flight = 4;
+inline constexpr int gather16_lanes = 16;  // lanes per row: chunk q of a row is lane q of a half-warp
+inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
 
-template <int PieceBytes>
+/// UnitBytes = 0: the unit size is a run-time value (p.unit_bytes); otherwise it is compile-time, so the
+/// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
+template <int PieceBytes, int UnitBytes>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
   using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
   const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(staged);
 
-  const int T_r = static_cast<int>(p.words_tile_rows), T_c = static_cast<int>(p.words_tile_cols);
-  const std::int64_t U = p.unit_bytes;
-  const unsigned load_chunks = static_cast<unsigned>(p.load_chunks_div.divisor);
-  const unsigned store_chunks = static_cast<unsigned>(p.store_chunks_div.divisor);
-  const unsigned pitch = static_cast<unsigned>(p.smem_pitch_words);
+  const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
+  const int T = static_cast<int>(p.words_tile_rows);  // square tiles
+  const unsigned pitch_bytes = 4u * static_cast<unsigned>(p.smem_pitch_words);
+  const unsigned lane = threadIdx.x % gather16_lanes;  // the 16-byte chunk this thread handles in a row
+  const unsigned row0 = threadIdx.x / gather16_lanes;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    const tile_coords tc(p, t, T_r, T_c);
+    const tile_coords tc(p, t, T, T);
     const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + tc.r0 * p.in_ld + tc.c0 * U;
     const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + tc.c0 * p.out_ld;
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
-    const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T_r + p.halo_rows));
-    const std::uint64_t row_bytes = static_cast<std::uint64_t>(std::min<std::int64_t>(cols_left, T_c) * U);
+    const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + p.halo_rows));
+    const unsigned row_bytes = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T)) * U;
+    const auto in_tile_lo = static_cast<unsigned>(in_tile);  // low bits: enough for "& 15"
+    const auto in_ld_lo = static_cast<unsigned>(p.in_ld);
 
     __syncthreads();  // the previous tile's gathers are done with `staged`
-    // 1. stage: aligned 16-byte chunks covering [row start, row start + row_bytes) of each input row.
-    const unsigned total_loads = staged_rows * load_chunks;
-    for (unsigned base = threadIdx.x; base < total_loads; base += gather16_threads * gather16_loads_in_flight) {
-      uint4 v[gather16_loads_in_flight];
-      int where[gather16_loads_in_flight];
+    // 1. stage: lane j of a half-warp loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
+    //    `in_flight` loads per thread are issued before their shared-memory stores.
+    constexpr int in_flight = 4;
+    for (unsigned group = 0; group * in_flight * gather16_rows_per_pass < staged_rows; ++group) {
+      uint4 v[in_flight];
 #pragma unroll
-      for (int s = 0; s < gather16_loads_in_flight; ++s) {
-        where[s] = -1;
-        const unsigned idx = base + s * gather16_threads;
-        if (idx >= total_loads) continue;
-        std::uint64_t j = 0;
-        const unsigned i = static_cast<unsigned>(p.load_chunks_div.divmod(idx, j));
-        const std::uint64_t a = in_tile + i * p.in_ld;  // first byte this tile needs of row r0 + i
-        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
-        if (chunk >= a + row_bytes) continue;  // past what the row needs
+      for (int s = 0; s < in_flight; ++s) {
+        const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
+        const std::uint64_t a = in_tile + i * p.in_ld;
+        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * lane;
+        v[s] = make_uint4(0, 0, 0, 0);
+        if (i >= staged_rows || chunk >= a + row_bytes) continue;
         if (chunk >= p.in_lo && chunk + 16 <= p.in_hi) {
           v[s] = __ldg(reinterpret_cast<const uint4*>(chunk));
         } else {  // the view's first or last chunk: bytewise, never outside the view
@@ -413,62 +413,57 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
               w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
           v[s] = make_uint4(w[0], w[1], w[2], w[3]);
         }
-        where[s] = static_cast<int>(i * pitch + 4 * j);
       }
 #pragma unroll
-      for (int s = 0; s < gather16_loads_in_flight; ++s)
-        if (where[s] >= 0) {  // word stores: the odd pitch breaks 16-byte alignment of rows on purpose
-          staged[where[s] + 0] = v[s].x;
-          staged[where[s] + 1] = v[s].y;
-          staged[where[s] + 2] = v[s].z;
-          staged[where[s] + 3] = v[s].w;
-        }
+      for (int s = 0; s < in_flight; ++s) {
+        const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
+        if (i >= staged_rows) continue;
+        std::uint32_t* dst = staged + i * p.smem_pitch_words + 4 * lane;  // odd pitch: word stores
+        dst[0] = v[s].x, dst[1] = v[s].y, dst[2] = v[s].z, dst[3] = v[s].w;
+      }
     }
     __syncthreads();
 
-    // 2. gather + store: output row c owns the bytes [b0, b1) of this tile, split at 16-byte boundaries.
-    const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T_c));
-    for (unsigned x = threadIdx.x; x < out_rows * store_chunks; x += gather16_threads) {
-      std::uint64_t q = 0;
-      const unsigned c = static_cast<unsigned>(p.store_chunks_div.divmod(x, q));
+    // 2. gather + store: output row c owns the bytes [b0, b1) of this tile, split at 16-byte boundaries
+    //    b(r) = min(align16(o + r * U), row end), b(r0 = 0) = o, so consecutive tiles partition each row.
+    const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T));
+    for (unsigned c = row0; c < out_rows; c += gather16_rows_per_pass) {
       const std::uint64_t o = out_tile + c * p.out_ld;  // output row c0 + c, unit 0
-      // Boundaries b(r) = min(align16(o + r * U), row end), b(0) = o: consecutive tiles partition the row.
       const std::uint64_t row_end = o + p.rows * U;
       const std::uint64_t b0 = tc.r0 == 0 ? o : std::min(row_end, (o + tc.r0 * U + 15) & ~std::uint64_t{15});
-      const std::uint64_t b1 = rows_left <= T_r ? row_end
-                                                : std::min(row_end, (o + (tc.r0 + T_r) * U + 15) & ~std::uint64_t{15});
-      const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q;
+      const std::uint64_t b1 = rows_left <= T ? row_end
+                                              : std::min(row_end, (o + (tc.r0 + T) * U + 15) & ~std::uint64_t{15});
+      const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * lane;
       const std::uint64_t lo = std::max(chunk, b0), hi = std::min(chunk + 16, b1);
       if (lo >= hi) continue;
-      // Unit (relative to r0) and byte within it of the first piece.
-      std::uint64_t k = 0;
-      unsigned r = static_cast<unsigned>(p.unit_bytes_div.divmod(lo - o - tc.r0 * U, k));
-      std::uint64_t src_row = in_tile + r * p.in_ld;
-      unsigned src = r * pitch * 4 + static_cast<unsigned>(src_row & 15) + static_cast<unsigned>(c * U + k);
-      const int t_lo = static_cast<int>((lo - chunk) / PieceBytes), t_hi = static_cast<int>((hi - chunk) / PieceBytes);
+      // Unit r (relative to r0) and byte k within it of the first piece; in-tile offsets fit 32 bits.
+      const unsigned d = static_cast<unsigned>(lo - o - static_cast<std::uint64_t>(tc.r0) * U);
+      unsigned r = d / U, k = d - r * U;
+      const unsigned col = c * U;
+      unsigned src = r * pitch_bytes + ((in_tile_lo + r * in_ld_lo) & 15) + col + k;
+      const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
-      for (int tpos = 0; tpos < pieces; ++tpos) {
-        if (tpos < t_lo || tpos >= t_hi) continue;
+      for (int tp = 0; tp < pieces; ++tp) {
+        if (tp < t_lo || tp >= t_hi) continue;
         const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + src);
-        w[tpos * PieceBytes / 4] |= val << (8 * ((tpos * PieceBytes) % 4));
+        w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
         k += PieceBytes;
         src += PieceBytes;
-        if (k == static_cast<std::uint64_t>(U)) {  // next unit: next staged row, its own misalignment
+        if (k == U) {  // next unit: next staged row, with its own misalignment
           k = 0;
           ++r;
-          src_row += p.in_ld;
-          src = r * pitch * 4 + static_cast<unsigned>(src_row & 15) + static_cast<unsigned>(c * U);
+          src = r * pitch_bytes + ((in_tile_lo + r * in_ld_lo) & 15) + col;
         }
       }
       if (t_lo == 0 && t_hi == pieces) {
         *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
       } else {
 #pragma unroll
-        for (int tpos = 0; tpos < pieces; ++tpos)
-          if (tpos >= t_lo && tpos < t_hi)
-            *reinterpret_cast<piece*>(chunk + tpos * PieceBytes) =
-                static_cast<piece>(w[tpos * PieceBytes / 4] >> (8 * ((tpos * PieceBytes) % 4)));
+        for (int tp = 0; tp < pieces; ++tp)
+          if (tp >= t_lo && tp < t_hi)
+            *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
+                static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
       }
     }
   }

@@ -76,25 +76,23 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
   return {side, side};
 }
 
-/// gather16 path (any unit size, any alignment): square tiles of `side` units; each staged input row takes
-/// `load_chunks` 16-byte chunks (its bytes plus up to 15 of misalignment), `halo` extra rows cover the
-/// output windows' shift to 16-byte boundaries, rows have an odd pitch in words. The largest side from the
-/// list whose tile row stays <= 512 bytes and whose staging fits 24 KiB (tested shapes: RGB8 80, fp32 64).
+/// gather16 path (any unit size <= 16 bytes, any alignment): square tiles of `side` units. A staged input
+/// row or an output row is one half-warp (16 lanes x 16-byte chunks), so a tile row holds at most
+/// 16 * 16 - 30 = 226 bytes (row bytes plus up to 15 of misalignment at each end of an output window);
+/// `halo` extra input rows cover the output windows' shift to 16-byte boundaries; rows have an odd pitch
+/// (65 words) so the gathers' walks down a column spread over the banks. Shared memory stays <= 40 KiB
+/// (side + halo <= 156; U = 1: side 140, 40.6 KB; U = 4: side 56, 15.6 KB).
 struct gather16_shape {
-  long long side, halo, load_chunks, store_chunks, pitch_words, smem_bytes;
+  long long side, halo, pitch_words, smem_bytes;
 };
 
 inline gather16_shape gather16_tile(long long unit_bytes) {
   gather16_shape g{};
-  for (long long side : {128, 96, 80, 64, 48, 32, 24, 16, 8}) {
-    g.side = side;
-    g.halo = (16 + unit_bytes - 1) / unit_bytes;
-    g.load_chunks = (side * unit_bytes + 30) / 16;
-    g.store_chunks = (side * unit_bytes + 31) / 16 + 1;
-    g.pitch_words = 4 * g.load_chunks + 1;
-    g.smem_bytes = (side + g.halo) * g.pitch_words * 4;
-    if (side * unit_bytes <= 512 && g.smem_bytes <= 24 * 1024) break;
-  }
+  g.halo = (16 + unit_bytes - 1) / unit_bytes;
+  g.side = 226 / unit_bytes;
+  if (g.side + g.halo > 156) g.side = 156 - g.halo;
+  g.pitch_words = 4 * 16 + 1;
+  g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
 }
 
