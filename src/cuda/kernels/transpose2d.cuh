@@ -173,9 +173,9 @@ __device__ __forceinline__ void store_units(unsigned char* dst, int n, const std
   }
 }
 
-template <int UnitBytes>
+template <int UnitBytes, class Policy = transpose2d_vec16_policy<UnitBytes>>
 struct vec16_shape {
-  using policy = transpose2d_vec16_policy<UnitBytes>;
+  using policy = Policy;
   static constexpr int V = 16 / UnitBytes;             // units per 16-byte vector
   static constexpr int MR = policy::mr;                // micro-tiles along r (= 16-byte chunks per output row)
   static constexpr int MC = policy::mc;                // micro-tiles along c (= 16-byte chunks per input row)
@@ -195,10 +195,10 @@ __device__ __forceinline__ int swizzle(int c, int q) {
   return c * MR + (q ^ ((c / V) & 7));
 }
 
-template <int UnitBytes>
-__global__ void __launch_bounds__(vec16_shape<UnitBytes>::threads)
+template <int UnitBytes, class Policy = transpose2d_vec16_policy<UnitBytes>>
+__global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     transpose2d_vec16_kernel(const transpose2d_params p) {
-  using S = vec16_shape<UnitBytes>;
+  using S = vec16_shape<UnitBytes, Policy>;
   constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
   __shared__ uint4 tile[S::tile_cols * MR];
 
