@@ -380,6 +380,13 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
   const unsigned pitch_bytes = 4u * static_cast<unsigned>(p.smem_pitch_words);
   const unsigned lane = threadIdx.x % gather16_lanes;  // the 16-byte chunk this thread handles in a row
   const unsigned row0 = threadIdx.x / gather16_lanes;
+  // Word swizzle of staged rows. Lanes of a half-warp gather from rows 16/U apart (U = 1, 2, 4, 8, 16);
+  // with the odd pitch alone, 16-row steps all land in 2 banks. XOR-ing the word index with those rows'
+  // (r / (16/U)) & 15 spreads the 16 lanes over 16 banks. Other unit sizes step irregularly: no swizzle.
+  constexpr int swizzle_shift = (UnitBytes > 0 && UnitBytes <= 16 && (UnitBytes & (UnitBytes - 1)) == 0)
+                                    ? (UnitBytes == 1 ? 4 : UnitBytes == 2 ? 3 : UnitBytes == 4 ? 2 : UnitBytes == 8 ? 1 : 0)
+                                    : -1;
+  auto row_swizzle = [](unsigned r) -> unsigned { return swizzle_shift < 0 ? 0u : (r >> swizzle_shift) & 15u; };
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, T, T);
@@ -418,8 +425,12 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       for (int s = 0; s < in_flight; ++s) {
         const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
         if (i >= staged_rows) continue;
-        std::uint32_t* dst = staged + i * p.smem_pitch_words + 4 * lane;  // odd pitch: word stores
-        dst[0] = v[s].x, dst[1] = v[s].y, dst[2] = v[s].z, dst[3] = v[s].w;
+        std::uint32_t* row = staged + i * p.smem_pitch_words;  // odd pitch, swizzled words: word stores
+        const unsigned f = row_swizzle(i);
+        row[(4 * lane + 0) ^ f] = v[s].x;
+        row[(4 * lane + 1) ^ f] = v[s].y;
+        row[(4 * lane + 2) ^ f] = v[s].z;
+        row[(4 * lane + 3) ^ f] = v[s].w;
       }
     }
     __syncthreads();
@@ -440,20 +451,24 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       const unsigned d = static_cast<unsigned>(lo - o - static_cast<std::uint64_t>(tc.r0) * U);
       unsigned r = d / U, k = d - r * U;
       const unsigned col = c * U;
-      unsigned src = r * pitch_bytes + ((in_tile_lo + r * in_ld_lo) & 15) + col + k;
+      // Byte `ob` of staged row r lives at r * pitch + (ob ^ 4 * row_swizzle(r)) (word-level XOR).
+      unsigned ob = ((in_tile_lo + r * in_ld_lo) & 15) + col + k;
+      unsigned row_base = r * pitch_bytes, fx = 4 * row_swizzle(r);
       const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
 #pragma unroll
       for (int tp = 0; tp < pieces; ++tp) {
         if (tp < t_lo || tp >= t_hi) continue;
-        const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + src);
+        const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + row_base + (ob ^ fx));
         w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
         k += PieceBytes;
-        src += PieceBytes;
+        ob += PieceBytes;
         if (k == U) {  // next unit: next staged row, with its own misalignment
           k = 0;
           ++r;
-          src = r * pitch_bytes + ((in_tile_lo + r * in_ld_lo) & 15) + col;
+          ob = ((in_tile_lo + r * in_ld_lo) & 15) + col;
+          row_base = r * pitch_bytes;
+          fx = 4 * row_swizzle(r);
         }
       }
       if (t_lo == 0 && t_hi == pieces) {
