@@ -34,6 +34,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/index_math.hpp"
 #include "cuda/tuning/transpose2d.hpp"
@@ -397,6 +398,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     const unsigned row_bytes = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T)) * U;
     const auto in_tile_lo = static_cast<unsigned>(in_tile);  // low bits: enough for "& 15"
     const auto in_ld_lo = static_cast<unsigned>(p.in_ld);
+    const unsigned in_ld_mod16 = in_ld_lo & 15;
 
     __syncthreads();  // the previous tile's gathers are done with `staged`
     // 1. stage: lane j of a half-warp loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
@@ -451,26 +453,40 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       const unsigned d = static_cast<unsigned>(lo - o - static_cast<std::uint64_t>(tc.r0) * U);
       unsigned r = d / U, k = d - r * U;
       const unsigned col = c * U;
-      // Byte `ob` of staged row r lives at r * pitch + (ob ^ 4 * row_swizzle(r)) (word-level XOR).
-      unsigned ob = ((in_tile_lo + r * in_ld_lo) & 15) + col + k;
+      // Byte `ob` of staged row r lives at r * pitch + (ob ^ 4 * row_swizzle(r)) (word-level XOR). Row r's
+      // misalignment m advances by in_ld mod 16 from one row to the next, so no multiply per piece.
+      unsigned m = (in_tile_lo + r * in_ld_lo) & 15;
+      unsigned ob = m + col + k;
       unsigned row_base = r * pitch_bytes, fx = 4 * row_swizzle(r);
       const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
+      auto gather = [&](auto full) {
 #pragma unroll
-      for (int tp = 0; tp < pieces; ++tp) {
-        if (tp < t_lo || tp >= t_hi) continue;
-        const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + row_base + (ob ^ fx));
-        w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
-        k += PieceBytes;
-        ob += PieceBytes;
-        if (k == U) {  // next unit: next staged row, with its own misalignment
-          k = 0;
-          ++r;
-          ob = ((in_tile_lo + r * in_ld_lo) & 15) + col;
-          row_base = r * pitch_bytes;
-          fx = 4 * row_swizzle(r);
+        for (int tp = 0; tp < pieces; ++tp) {
+          if (!decltype(full)::value && (tp < t_lo || tp >= t_hi)) continue;
+          const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + row_base + (ob ^ fx));
+          w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
+          auto next_unit = [&] {  // next staged row, with its own misalignment
+            ++r;
+            m = (m + in_ld_mod16) & 15;
+            ob = m + col;
+            row_base += pitch_bytes;
+            fx = 4 * row_swizzle(r);
+          };
+          if constexpr (PieceBytes == UnitBytes) {  // every piece is a whole unit
+            next_unit();
+          } else {
+            k += PieceBytes;
+            ob += PieceBytes;
+            if (k == U) {
+              k = 0;
+              next_unit();
+            }
+          }
         }
-      }
+      };
+      if (t_lo == 0 && t_hi == pieces) gather(std::true_type{});
+      else gather(std::false_type{});
       if (t_lo == 0 && t_hi == pieces) {
         *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
       } else {
