@@ -95,6 +95,11 @@ TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
   }
   check(problem{{3, 257, 129}, {0, 2, 1}, 4, {}, {}});
   check(problem{{65536, 2, 5}, {0, 2, 1}, 8, {}, {}});
+  for (std::int64_t e : {1, 2, 3, 4, 8, 12, 16}) {
+    check(problem{{3001, 32, 32}, {0, 2, 1}, e, {}, {}});   // many tiles of whole matrices
+    check(problem{{777, 17, 5}, {0, 2, 1}, e, {}, {}});
+    check(problem{{97, 64, 48}, {0, 2, 1}, e, {}, {}});     // matrices of up to 8 KiB and beyond
+  }
 }
 
 TEST(Transpose2d, MoreThan65535TilesAlongEitherSide) {
@@ -127,6 +132,8 @@ TEST(Transpose2d, MisalignedBasePointersAreCorrect) {
       check(problem{{67, 129}, {1, 0}, e, {}, {}}, shift, 0);
       check(problem{{67, 129}, {1, 0}, e, {}, {}}, 0, shift);
       check(problem{{64, 128}, {1, 0}, e, {}, {}}, shift, shift);
+      check(problem{{50, 7, 9}, {0, 2, 1}, e, {}, {}}, shift, 0);   // batched small matrices
+      check(problem{{50, 7, 9}, {0, 2, 1}, e, {}, {}}, 0, shift);
     }
 }
 

@@ -29,6 +29,11 @@
 //   (staged or output) is handled by a half-warp, lane q = 16-byte chunk q, so no index needs a division.
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
+// * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
+//   1e6 x 3 x 3). A tile is M whole consecutive matrices, one contiguous byte range on both sides: staged with
+//   flat aligned 16-byte loads, gathered piecewise, stored as flat aligned 16-byte vectors (the output range is
+//   split between tiles at 16-byte boundaries, like gather16). grid: 1-D over tiles; block: 256 threads.
+//
 // All offsets and counts are 64-bit; byte strides throughout so all variants read the same parameters.
 #pragma once
 
@@ -60,6 +65,10 @@ struct transpose2d_params {
   // gather16 variant only:
   std::int64_t unit_bytes;       // U
   int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
+  // batched_flat variant only:
+  std::int64_t matrices_per_tile;
+  fast_divmod matrix_bytes_div;  // by rows * cols * U
+  fast_divmod out_row_bytes_div; // by rows * U
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
   std::int64_t tiles_r;    // tiles along r
@@ -461,6 +470,17 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
       auto gather = [&](auto full) {
+        if constexpr (PieceBytes == UnitBytes && decltype(full)::value) {
+          // Every piece is a whole unit of its own staged row: independent addresses (ILP), no chain.
+#pragma unroll
+          for (int tp = 0; tp < pieces; ++tp) {
+            const unsigned mt = (m + tp * in_ld_mod16) & 15;
+            const unsigned addr = row_base + tp * pitch_bytes + ((mt + col) ^ (4 * row_swizzle(r + tp)));
+            const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + addr);
+            w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
+          }
+          return;
+        }
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (!decltype(full)::value && (tp < t_lo || tp >= t_hi)) continue;
@@ -487,6 +507,104 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       };
       if (t_lo == 0 && t_hi == pieces) gather(std::true_type{});
       else gather(std::false_type{});
+      if (t_lo == 0 && t_hi == pieces) {
+        *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+      } else {
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp)
+          if (tp >= t_lo && tp < t_hi)
+            *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
+                static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
+      }
+    }
+  }
+}
+
+
+// ---- batched_flat -----------------------------------------------------------------------------------------
+
+inline constexpr int batched_flat_threads = 256;
+inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= this (+ 32 bytes of window shift)
+
+template <int PieceBytes, int UnitBytes>
+__global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat_kernel(const transpose2d_params p) {
+  using piece = typename piece_type<PieceBytes>::type;
+  constexpr int pieces = 16 / PieceBytes;
+  __shared__ uint4 staged[batched_flat_tile_bytes / 16 + 3];
+  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(staged);
+
+  const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
+  const unsigned R = static_cast<unsigned>(p.rows), C = static_cast<unsigned>(p.cols);
+  const std::uint64_t S = p.matrix_bytes_div.divisor;  // bytes of one matrix (same on both sides)
+  const std::uint64_t in_base = reinterpret_cast<std::uint64_t>(p.in), out_base = reinterpret_cast<std::uint64_t>(p.out);
+  const std::uint64_t total = static_cast<std::uint64_t>(p.batch.extent[0].divisor) * S;  // bytes of the batch
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    // Output window [w0, w1) of this tile: M matrices, boundaries moved up to the output's 16-byte grid.
+    const std::uint64_t first = static_cast<std::uint64_t>(t) * p.matrices_per_tile * S;
+    const std::uint64_t last = std::min(total, first + p.matrices_per_tile * S);
+    auto boundary = [&](std::uint64_t x) {  // relative byte -> relative byte on the output's 16-byte grid
+      if (x == 0 || x >= total) return std::min(x, total);
+      return std::min(total, ((out_base + x + 15) & ~std::uint64_t{15}) - out_base);
+    };
+    const std::uint64_t w0 = boundary(first), w1 = boundary(last);
+    // Input bytes needed: the units of output bytes [w0, w1) lie in matrices first/S .. (w1 - 1)/S, whose
+    // input bytes are [floor(w0 / S) * S, ceil(w1 / S) * S): stage that range as aligned 16-byte chunks.
+    const std::uint64_t in_first = (w0 / S) * S, in_last = std::min(total, ((w1 + S - 1) / S) * S);
+    const std::uint64_t a = in_base + in_first;
+    const std::uint64_t a_aligned = a & ~std::uint64_t{15};
+    const unsigned chunks = static_cast<unsigned>((in_base + in_last - a_aligned + 15) / 16);
+
+    __syncthreads();  // the previous tile's gathers are done with `staged`
+    for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads) {
+      const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
+      if (chunk >= in_base && chunk + 16 <= in_base + total) {
+        staged[q] = __ldg(reinterpret_cast<const uint4*>(chunk));
+      } else {  // first or last chunk of the whole batch: bytewise, never outside it
+        std::uint32_t w[4] = {0, 0, 0, 0};
+        for (int b = 0; b < 16; ++b)
+          if (chunk + b >= in_base && chunk + b < in_base + total)
+            w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
+        staged[q] = make_uint4(w[0], w[1], w[2], w[3]);
+      }
+    }
+    __syncthreads();
+
+    const std::uint64_t o_aligned = (out_base + w0) & ~std::uint64_t{15};
+    const unsigned out_chunks = static_cast<unsigned>((out_base + w1 - o_aligned + 15) / 16);
+    for (unsigned q = threadIdx.x; q < out_chunks; q += batched_flat_threads) {
+      const std::uint64_t chunk = o_aligned + 16 * std::uint64_t{q};
+      const std::uint64_t lo = std::max(chunk, out_base + w0), hi = std::min(chunk + 16, out_base + w1);
+      if (lo >= hi) continue;
+      // Output byte x -> matrix mm, output row cc (input column), unit rr (input row), byte k.
+      std::uint64_t y = 0, rem = 0, kk = 0;
+      const std::uint64_t mm = p.matrix_bytes_div.divmod(lo - out_base, y);
+      unsigned cc = static_cast<unsigned>(p.out_row_bytes_div.divmod(y, rem));
+      unsigned rr = static_cast<unsigned>(rem / U);
+      unsigned k = static_cast<unsigned>(rem - rr * U);
+      (void)kk;
+      // Staged offset of input byte (mm, rr, cc, k): matrix start + rr * C * U + cc * U + k.
+      unsigned mat = static_cast<unsigned>(in_base + mm * S - a_aligned);
+      const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
+      std::uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+      for (int tp = 0; tp < pieces; ++tp) {
+        if (tp < t_lo || tp >= t_hi) continue;
+        const unsigned off = mat + (rr * C + cc) * U + k;
+        w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + off)}
+                                  << (8 * ((tp * PieceBytes) % 4));
+        k += PieceBytes;
+        if (k == U) {  // next unit of the output row; carry into the next row, then the next matrix
+          k = 0;
+          if (++rr == R) {
+            rr = 0;
+            if (++cc == C) {
+              cc = 0;
+              mat += static_cast<unsigned>(S);
+            }
+          }
+        }
+      }
       if (t_lo == 0 && t_hi == pieces) {
         *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
       } else {
