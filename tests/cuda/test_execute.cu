@@ -100,6 +100,9 @@ TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
     check(problem{{777, 17, 5}, {0, 2, 1}, e, {}, {}});
     check(problem{{97, 64, 48}, {0, 2, 1}, e, {}, {}});     // matrices of up to 8 KiB and beyond
   }
+  check(problem{{37, 100, 100}, {0, 2, 1}, 2, {}, {}});     // one 20 KB matrix per tile
+  check(problem{{13, 120, 77}, {0, 2, 1}, 4, {}, {}});      // 37 KB matrices, not 16-byte multiples
+  check(problem{{13, 120, 77}, {0, 2, 1}, 4, {}, {}}, 4, 8);
 }
 
 TEST(Transpose2d, MoreThan65535TilesAlongEitherSide) {

@@ -1,7 +1,7 @@
 // transpose2d dispatch: run-time facts (unit size, pointer/pitch alignment) -> a compile-time instantiation
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
-//   a packed batch of small matrices (<= 8 KiB each)                              -> batched_flat<G>
+//   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
@@ -112,8 +112,9 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t str
 }
 
 template <int PieceBytes, int UnitBytes>
-status launch_batched_flat_kernel(const transpose2d_params& p, cudaStream_t stream) {
-  transpose2d_batched_flat_kernel<PieceBytes, UnitBytes><<<grid_for(p.tiles_total), batched_flat_threads, 0, stream>>>(p);
+status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
+  transpose2d_batched_flat_kernel<PieceBytes, UnitBytes>
+      <<<grid_for(p.tiles_total), batched_flat_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_batched_flat launch");
   return status::ok();
 }
@@ -121,21 +122,26 @@ status launch_batched_flat_kernel(const transpose2d_params& p, cudaStream_t stre
 // Small packed matrices: M whole matrices per tile (M x matrix bytes <= 16 KiB minus room for the window
 // shift), compile-time unit sizes for the common element types.
 template <int PieceBytes>
-status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t batch, cudaStream_t stream) {
+status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t batch, bool aligned,
+                           cudaStream_t stream) {
   const std::int64_t matrix = p.rows * p.cols * unit;
   p.unit_bytes = unit;
-  p.matrices_per_tile = std::max<std::int64_t>(1, (batched_flat_tile_bytes - 48) / matrix - 1);
+  p.matrices_per_tile = std::max<std::int64_t>(1, batched_flat_tile_bytes / matrix);
+  while (p.matrices_per_tile > 1 &&
+         batched_flat_smem(p.matrices_per_tile, matrix, aligned) > batched_flat_tile_bytes + 1024)
+    --p.matrices_per_tile;
+  const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix, aligned));
   p.matrix_bytes_div = fast_divmod(static_cast<std::uint64_t>(matrix));
   p.out_row_bytes_div = fast_divmod(static_cast<std::uint64_t>(p.rows * unit));
   p.tiles_total = ceil_div(batch, p.matrices_per_tile);
   switch (unit) {
-    case 1: if constexpr (PieceBytes <= 1) return launch_batched_flat_kernel<PieceBytes, 1>(p, stream); break;
-    case 2: if constexpr (PieceBytes <= 2) return launch_batched_flat_kernel<PieceBytes, 2>(p, stream); break;
-    case 4: return launch_batched_flat_kernel<PieceBytes, 4>(p, stream);
-    case 8: return launch_batched_flat_kernel<PieceBytes, 8>(p, stream);
+    case 1: if constexpr (PieceBytes <= 1) return launch_batched_flat_kernel<PieceBytes, 1>(p, smem, stream); break;
+    case 2: if constexpr (PieceBytes <= 2) return launch_batched_flat_kernel<PieceBytes, 2>(p, smem, stream); break;
+    case 4: return launch_batched_flat_kernel<PieceBytes, 4>(p, smem, stream);
+    case 8: return launch_batched_flat_kernel<PieceBytes, 8>(p, smem, stream);
     default: break;
   }
-  return launch_batched_flat_kernel<PieceBytes, 0>(p, stream);
+  return launch_batched_flat_kernel<PieceBytes, 0>(p, smem, stream);
 }
 
 }  // namespace
@@ -169,13 +175,19 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   const std::int64_t matrix_bytes = g.rows * g.cols * unit;
   const bool packed_batch = g.batch_rank == 1 && p.in_ld == g.cols * unit && p.out_ld == g.rows * unit &&
                             p.batch.in_stride[0] == matrix_bytes && p.batch.out_stride[0] == matrix_bytes;
-  if (packed_batch && matrix_bytes <= 8192 && unit <= 16) {
+  const bool flat_aligned = matrix_bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 &&
+                            reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
+  const bool flat_fits = batched_flat_smem(1, matrix_bytes, flat_aligned) <= batched_flat_max_smem;
+  // Whole matrices per tile unless they are large enough for 2-D tiles to fill (vec16 fully fed).
+  const bool vec16_good = align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit) && g.rows >= 128 &&
+                          g.cols >= 128;
+  if (packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |
                                              reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(unit));
     switch (std::min<std::uint64_t>(piece_align, 4)) {
-      case 4: return launch_batched_flat<4>(p, unit, g.batch_extent[0], stream);
-      case 2: return launch_batched_flat<2>(p, unit, g.batch_extent[0], stream);
-      default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], stream);
+      case 4: return launch_batched_flat<4>(p, unit, g.batch_extent[0], flat_aligned, stream);
+      case 2: return launch_batched_flat<2>(p, unit, g.batch_extent[0], flat_aligned, stream);
+      default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], flat_aligned, stream);
     }
   }
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) {

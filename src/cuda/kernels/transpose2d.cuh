@@ -524,14 +524,21 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 // ---- batched_flat -----------------------------------------------------------------------------------------
 
 inline constexpr int batched_flat_threads = 256;
-inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= this (+ 32 bytes of window shift)
+inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= this when matrices are small
+inline constexpr int batched_flat_max_smem = 47 * 1024;  // one matrix (+ its neighbour) up to this: M = 1
+
+/// Staged bytes a tile of M matrices of S bytes needs: its own matrices, one more when the output windows
+/// shift past a matrix boundary (S or a base pointer not 16-byte aligned), and the first chunk's misalignment.
+inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s, bool aligned) {
+  return m * s + (aligned ? 0 : s) + 48;
+}
 
 template <int PieceBytes, int UnitBytes>
 __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat_kernel(const transpose2d_params p) {
   using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
-  __shared__ uint4 staged[batched_flat_tile_bytes / 16 + 3];
-  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(staged);
+  extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + window shift (batched_flat_smem)
+  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(flat_staged);
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const unsigned R = static_cast<unsigned>(p.rows), C = static_cast<unsigned>(p.cols);
@@ -559,13 +566,13 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
     for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
       if (chunk >= in_base && chunk + 16 <= in_base + total) {
-        staged[q] = __ldg(reinterpret_cast<const uint4*>(chunk));
+        flat_staged[q] = __ldg(reinterpret_cast<const uint4*>(chunk));
       } else {  // first or last chunk of the whole batch: bytewise, never outside it
         std::uint32_t w[4] = {0, 0, 0, 0};
         for (int b = 0; b < 16; ++b)
           if (chunk + b >= in_base && chunk + b < in_base + total)
             w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-        staged[q] = make_uint4(w[0], w[1], w[2], w[3]);
+        flat_staged[q] = make_uint4(w[0], w[1], w[2], w[3]);
       }
     }
     __syncthreads();
