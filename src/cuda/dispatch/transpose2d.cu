@@ -20,6 +20,14 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// Tile counts for tiles of tile_rows x tile_cols units; p.tiles_total holds the batch count on entry.
+void set_tiles(transpose2d_params& p, std::int64_t tile_rows, std::int64_t tile_cols) {
+  const std::int64_t tr = ceil_div(p.rows, tile_rows), tc = ceil_div(p.cols, tile_cols);
+  p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
+  p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
+  p.tiles_total = tr * tc * p.tiles_total;
+}
+
 unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX); }
 
 // Fraction of the vec16 tiles' slots a rows x cols matrix fills. Below `min_fill` (n x 3, 5 x n, ...) most
@@ -49,9 +57,7 @@ bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit)
 template <int UnitBytes>
 status launch_vec16(transpose2d_params p, cudaStream_t stream) {
   using S = vec16_shape<UnitBytes>;
-  p.tiles_r = ceil_div(p.rows, S::tile_rows);
-  p.tiles_c = ceil_div(p.cols, S::tile_cols);
-  p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);  // tiles_total held batch
+  set_tiles(p, S::tile_rows, S::tile_cols);
   transpose2d_vec16_kernel<UnitBytes><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_vec16 launch");
   return status::ok();
@@ -65,9 +71,7 @@ status launch_words(transpose2d_params p, cudaStream_t stream) {
   p.in_row_div = fast_divmod(static_cast<std::uint64_t>(shape.cols * p.unit_words));
   p.out_row_div = fast_divmod(static_cast<std::uint64_t>(shape.rows * p.unit_words));
   p.unit_div = fast_divmod(static_cast<std::uint64_t>(p.unit_words));
-  p.tiles_r = ceil_div(p.rows, shape.rows);
-  p.tiles_c = ceil_div(p.cols, shape.cols);
-  p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);
+  set_tiles(p, shape.rows, shape.cols);
   constexpr int threads = transpose2d_words_policy::threads;
   if (p.unit_words == 1)
     transpose2d_words_kernel<WordBytes, true><<<grid_for(p.tiles_total), threads, 0, stream>>>(p);
@@ -92,9 +96,7 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t str
   p.words_tile_rows = p.words_tile_cols = g.side;
   p.halo_rows = static_cast<int>(g.halo);
   p.smem_pitch_words = static_cast<int>(g.pitch_words);
-  p.tiles_r = ceil_div(p.rows, g.side);
-  p.tiles_c = ceil_div(p.cols, g.side);
-  p.tiles_total = p.tiles_r * p.tiles_c * static_cast<std::int64_t>(p.tiles_total);
+  set_tiles(p, g.side, g.side);
   const auto smem = static_cast<std::size_t>(g.smem_bytes);
   if (unit % PieceBytes != 0) return status(status_code::internal, "gather16: piece does not divide the unit");
   switch (unit) {
