@@ -119,6 +119,14 @@ TEST(Transpose2d, SkinnyMatricesAoSToSoAAndBack) {
     }
   check(problem{{300000, 4}, {1, 0}, 4, {}, {}});
   check(problem{{4, 300000}, {1, 0}, 4, {}, {}});
+  for (std::int64_t e : {1, 2, 4, 6}) {
+    check(problem{{3, 7001, 3}, {0, 2, 1}, e, {}, {}});   // batched AoS -> SoA
+    check(problem{{3, 3, 7001}, {0, 2, 1}, e, {}, {}});   // batched SoA -> AoS
+    for (std::size_t shift : {1, 2, 4, 8}) {
+      check(problem{{9001, 5}, {1, 0}, e, {}, {}}, shift, 0);
+      check(problem{{5, 9001}, {1, 0}, e, {}, {}}, 0, shift);
+    }
+  }
 }
 
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {

@@ -1,6 +1,7 @@
 // transpose2d dispatch: run-time facts (unit size, pointer/pitch alignment) -> a compile-time instantiation
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
+//   n x k or k x n, k <= 16 units, the k-unit rows contiguous                   -> skinny<G, direction>
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
@@ -146,6 +147,43 @@ status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t
   return launch_batched_flat_kernel<PieceBytes, 0>(p, smem, stream);
 }
 
+template <int PieceBytes, int UnitBytes, bool AosToSoa>
+status launch_skinny_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
+  transpose2d_skinny_kernel<PieceBytes, UnitBytes, AosToSoa><<<grid_for(p.tiles_total), skinny_threads, smem, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny launch");
+  return status::ok();
+}
+
+// n x k <-> k x n, k <= 16 units: tiles of ~16 KiB along n; the short side's rows are contiguous.
+template <int PieceBytes, bool AosToSoa>
+status launch_skinny(transpose2d_params p, std::int64_t unit, cudaStream_t stream) {
+  const std::int64_t k = AosToSoa ? p.cols : p.rows, n = AosToSoa ? p.rows : p.cols;
+  const std::int64_t short_bytes = k * unit;
+  p.unit_bytes = unit;
+  p.skinny_span = std::max<std::int64_t>(16, skinny_tile_bytes / short_bytes);
+  p.halo_rows = static_cast<int>((16 + unit - 1) / unit);
+  std::size_t smem = 0;
+  if (AosToSoa) {
+    p.skinny_div = fast_divmod(static_cast<std::uint64_t>((p.skinny_span * unit + 30) / 16 + 1));
+    smem = static_cast<std::size_t>(((p.skinny_span + p.halo_rows) * short_bytes + 32 + 15) / 16 * 16);
+  } else {
+    const std::int64_t per_row = (15 + (p.skinny_span + p.halo_rows) * unit + 15) / 16;
+    p.skinny_div = fast_divmod(static_cast<std::uint64_t>(per_row));
+    smem = static_cast<std::size_t>(k * (4 * per_row + 1) * 4);
+  }
+  const std::int64_t tiles_n = ceil_div(n, p.skinny_span);
+  p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));
+  p.tiles_total = tiles_n * p.tiles_total;
+  switch (unit) {
+    case 1: if constexpr (PieceBytes <= 1) return launch_skinny_kernel<PieceBytes, 1, AosToSoa>(p, smem, stream); break;
+    case 2: if constexpr (PieceBytes <= 2) return launch_skinny_kernel<PieceBytes, 2, AosToSoa>(p, smem, stream); break;
+    case 4: return launch_skinny_kernel<PieceBytes, 4, AosToSoa>(p, smem, stream);
+    case 8: return launch_skinny_kernel<PieceBytes, 8, AosToSoa>(p, smem, stream);
+    default: break;
+  }
+  return launch_skinny_kernel<PieceBytes, 0, AosToSoa>(p, smem, stream);
+}
+
 }  // namespace
 
 status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
@@ -172,6 +210,30 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   }
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
+
+  std::uint64_t in_span = static_cast<std::uint64_t>((g.rows - 1) * p.in_ld + g.cols * unit);
+  for (int i = 0; i < g.batch_rank; ++i)
+    in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);
+  p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
+  p.in_hi = p.in_lo + in_span;
+  const std::uint64_t piece = std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4);
+
+  // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
+  constexpr std::int64_t skinny_max_k = 16;
+  if (unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols && p.in_ld == g.cols * unit) {
+    switch (piece) {
+      case 4: return launch_skinny<4, true>(p, unit, stream);
+      case 2: return launch_skinny<2, true>(p, unit, stream);
+      default: return launch_skinny<1, true>(p, unit, stream);
+    }
+  }
+  if (unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows && p.out_ld == g.rows * unit) {
+    switch (piece) {
+      case 4: return launch_skinny<4, false>(p, unit, stream);
+      case 2: return launch_skinny<2, false>(p, unit, stream);
+      default: return launch_skinny<1, false>(p, unit, stream);
+    }
+  }
 
   // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
   const std::int64_t matrix_bytes = g.rows * g.cols * unit;
@@ -204,12 +266,7 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   }
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
-    std::uint64_t in_span = static_cast<std::uint64_t>((g.rows - 1) * p.in_ld + g.cols * unit);
-    for (int i = 0; i < g.batch_rank; ++i)
-      in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);
-    p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
-    p.in_hi = p.in_lo + in_span;
-    switch (std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4)) {
+    switch (piece) {
       case 4: return launch_gather16<4>(p, unit, stream);
       case 2: return launch_gather16<2>(p, unit, stream);
       default: return launch_gather16<1>(p, unit, stream);

@@ -34,6 +34,12 @@
 //   flat aligned 16-byte loads, gathered piecewise, stored as flat aligned 16-byte vectors (the output range is
 //   split between tiles at 16-byte boundaries, like gather16). grid: 1-D over tiles; block: 256 threads.
 //
+// * skinny<PieceBytes, UnitBytes, AosToSoa>: n x k <-> k x n with k small (AoS <-> SoA). The side with k units
+//   a row is contiguous for a whole tile (in_ld = k * U, or out_ld = k * U), so it is moved flat: AoS -> SoA
+//   stages a tile of n-rows as one aligned byte range and writes k long output rows (windows split at the
+//   output's 16-byte grid, as in gather16); SoA -> AoS stages k long input rows and writes one flat output
+//   range. grid: 1-D over tiles along n; block: 256 threads; dynamic shared memory.
+//
 // All offsets and counts are 64-bit; byte strides throughout so all variants read the same parameters.
 #pragma once
 
@@ -65,6 +71,9 @@ struct transpose2d_params {
   // gather16 variant only:
   std::int64_t unit_bytes;       // U
   int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
+  // skinny variant only:
+  std::int64_t skinny_span;      // the long side's units per tile (rows for AoS->SoA, cols for SoA->AoS)
+  fast_divmod skinny_div;        // AoS->SoA: by output-window chunks; SoA->AoS: by staged chunks per row
   // batched_flat variant only:
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U
@@ -620,6 +629,167 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
           if (tp >= t_lo && tp < t_hi)
             *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
                 static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
+      }
+    }
+  }
+}
+
+
+// ---- skinny -----------------------------------------------------------------------------------------------
+
+inline constexpr int skinny_threads = 256;
+inline constexpr int skinny_tile_bytes = 16384;  // data bytes per tile, before halos
+
+template <int PieceBytes, int UnitBytes, bool AosToSoa>
+__global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(const transpose2d_params p) {
+  using piece = typename piece_type<PieceBytes>::type;
+  constexpr int pieces = 16 / PieceBytes;
+  extern __shared__ std::uint32_t skinny_staged[];
+  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(skinny_staged);
+  const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
+  const std::int64_t span = p.skinny_span;
+
+  // Loads 16 bytes at `chunk` (aligned), bytewise where the chunk leaves the input view.
+  auto load16 = [&](std::uint64_t chunk) {
+    if (chunk >= p.in_lo && chunk + 16 <= p.in_hi) return __ldg(reinterpret_cast<const uint4*>(chunk));
+    std::uint32_t w[4] = {0, 0, 0, 0};
+    for (int b = 0; b < 16; ++b)
+      if (chunk + b >= p.in_lo && chunk + b < p.in_hi)
+        w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
+    return make_uint4(w[0], w[1], w[2], w[3]);
+  };
+  // Stores the pieces [t_lo, t_hi) of w at `chunk`: one 16-byte store when whole.
+  auto store16 = [&](std::uint64_t chunk, int t_lo, int t_hi, const std::uint32_t (&w)[4]) {
+    if (t_lo == 0 && t_hi == pieces) {
+      *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+      return;
+    }
+#pragma unroll
+    for (int tp = 0; tp < pieces; ++tp)
+      if (tp >= t_lo && tp < t_hi)
+        *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
+            static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
+  };
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    std::uint64_t tile = 0;
+    const std::uint64_t b = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile);  // tiles along n, then batch
+    std::int64_t in_off = 0, out_off = 0;
+    p.batch.offsets(b, in_off, out_off);
+    const std::uint64_t in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off;
+    const std::uint64_t out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off;
+    const std::int64_t n0 = static_cast<std::int64_t>(tile) * span;  // first unit along n
+    __syncthreads();  // the previous tile's gathers are done with the staging buffer
+
+    if constexpr (AosToSoa) {
+      // Input: rows r of k = cols units, contiguous (in_ld = k U). Output: k rows of `rows` units.
+      const std::int64_t R = p.rows, k_units = p.cols;
+      const std::uint64_t row_bytes = static_cast<std::uint64_t>(k_units) * U;
+      const std::int64_t rows_here = std::min<std::int64_t>(span, R - n0);
+      // Stage rows [n0, n0 + rows_here + halo) as one byte range (halo: windows shift by < 16 bytes).
+      const std::int64_t staged_rows = std::min<std::int64_t>(rows_here + p.halo_rows, R - n0);
+      const std::uint64_t a = in_b + n0 * row_bytes;
+      const std::uint64_t a0 = a & ~std::uint64_t{15};
+      const unsigned chunks = static_cast<unsigned>((a + staged_rows * row_bytes - a0 + 15) / 16);
+      for (unsigned q = threadIdx.x; q < chunks; q += skinny_threads) {
+        const uint4 v = load16(a0 + 16 * std::uint64_t{q});
+        skinny_staged[4 * q + 0] = v.x, skinny_staged[4 * q + 1] = v.y;
+        skinny_staged[4 * q + 2] = v.z, skinny_staged[4 * q + 3] = v.w;
+      }
+      __syncthreads();
+      const unsigned mis = static_cast<unsigned>(a - a0);
+      const unsigned out_chunks = static_cast<unsigned>(p.skinny_div.divisor);  // per output row window
+      for (unsigned x = threadIdx.x; x < k_units * out_chunks; x += skinny_threads) {
+        std::uint64_t q = 0;
+        const unsigned c = static_cast<unsigned>(p.skinny_div.divmod(x, q));
+        const std::uint64_t o = out_b + c * p.out_ld;  // output row c, unit 0
+        const std::uint64_t row_end = o + static_cast<std::uint64_t>(R) * U;
+        const std::uint64_t b0 = n0 == 0 ? o : std::min(row_end, (o + n0 * U + 15) & ~std::uint64_t{15});
+        const std::uint64_t b1 = n0 + span >= R ? row_end : std::min(row_end, (o + (n0 + span) * U + 15) & ~std::uint64_t{15});
+        const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q;
+        const std::uint64_t lo = std::max(chunk, b0), hi = std::min(chunk + 16, b1);
+        if (lo >= hi) continue;
+        const unsigned d = static_cast<unsigned>(lo - o - static_cast<std::uint64_t>(n0) * U);
+        unsigned r = d / U, kb = d - r * U;
+        unsigned addr = mis + r * static_cast<unsigned>(row_bytes) + c * U + kb;
+        const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
+        std::uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp) {
+          if (tp < t_lo || tp >= t_hi) continue;
+          w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + addr)}
+                                    << (8 * ((tp * PieceBytes) % 4));
+          kb += PieceBytes;
+          addr += PieceBytes;
+          if (kb == U) {  // next unit: the next (contiguous) input row
+            kb = 0;
+            addr += static_cast<unsigned>(row_bytes) - U;
+          }
+        }
+        store16(chunk, t_lo, t_hi, w);
+      }
+    } else {
+      // Input: k = rows long rows of `cols` units. Output: rows c of k units, contiguous (out_ld = k U).
+      const std::int64_t k_units = p.rows, C = p.cols;
+      const std::uint64_t out_row_bytes = static_cast<std::uint64_t>(k_units) * U;
+      const std::int64_t cols_here = std::min<std::int64_t>(span, C - n0);
+      const std::int64_t staged_cols = std::min<std::int64_t>(cols_here + p.halo_rows, C - n0);
+      const unsigned per_row = static_cast<unsigned>(p.skinny_div.divisor);  // staged chunks per input row
+      const unsigned pitch = 4 * per_row + 1;                                  // words, odd
+      const std::uint64_t first = in_b + n0 * U;                               // input row 0, unit n0
+      for (unsigned x = threadIdx.x; x < k_units * per_row; x += skinny_threads) {
+        std::uint64_t j = 0;
+        const unsigned r = static_cast<unsigned>(p.skinny_div.divmod(x, j));
+        const std::uint64_t a = first + r * p.in_ld;
+        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
+        if (chunk >= a + static_cast<std::uint64_t>(staged_cols) * U) continue;
+        const uint4 v = load16(chunk);
+        std::uint32_t* dst = skinny_staged + r * pitch + 4 * static_cast<unsigned>(j);
+        dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+      }
+      __syncthreads();
+      // Output window: output rows [n0, n0 + cols_here) are one byte range; split at the 16-byte grid.
+      const std::uint64_t total = static_cast<std::uint64_t>(C) * out_row_bytes;
+      auto boundary = [&](std::uint64_t rel) {
+        if (rel == 0 || rel >= total) return std::min(rel, total);
+        return std::min(total, ((out_b + rel + 15) & ~std::uint64_t{15}) - out_b);
+      };
+      const std::uint64_t w0 = boundary(n0 * out_row_bytes), w1 = boundary((n0 + cols_here) * out_row_bytes);
+      const std::uint64_t o0 = (out_b + w0) & ~std::uint64_t{15};
+      const unsigned out_chunks = static_cast<unsigned>((out_b + w1 - o0 + 15) / 16);
+      const auto first_lo = static_cast<unsigned>(first);
+      const auto in_ld_lo = static_cast<unsigned>(p.in_ld);
+      for (unsigned q = threadIdx.x; q < out_chunks; q += skinny_threads) {
+        const std::uint64_t chunk = o0 + 16 * std::uint64_t{q};
+        const std::uint64_t lo = std::max(chunk, out_b + w0), hi = std::min(chunk + 16, out_b + w1);
+        if (lo >= hi) continue;
+        const unsigned rel = static_cast<unsigned>(lo - out_b - static_cast<std::uint64_t>(n0) * out_row_bytes);
+        unsigned cc = rel / static_cast<unsigned>(out_row_bytes);          // output row within the tile
+        unsigned rem = rel - cc * static_cast<unsigned>(out_row_bytes);
+        unsigned r = rem / U, kb = rem - r * U;                           // input row, byte in unit
+        auto addr_of = [&](unsigned rr, unsigned c, unsigned kk) {
+          return rr * pitch * 4 + ((first_lo + rr * in_ld_lo) & 15) + c * U + kk;
+        };
+        unsigned addr = addr_of(r, cc, kb);
+        const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
+        std::uint32_t w[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp) {
+          if (tp < t_lo || tp >= t_hi) continue;
+          w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + addr)}
+                                    << (8 * ((tp * PieceBytes) % 4));
+          kb += PieceBytes;
+          addr += PieceBytes;
+          if (kb == U) {  // next unit: next input row, or the first row of the next output row
+            kb = 0;
+            if (++r == static_cast<unsigned>(k_units)) {
+              r = 0;
+              ++cc;
+            }
+            addr = addr_of(r, cc, 0);
+          }
+        }
+        store16(chunk, t_lo, t_hi, w);
       }
     }
   }
