@@ -7,14 +7,15 @@
 namespace xpose::bench {
 
 std::string usage() {
-  return R"(xpose-bench: transpose / permute bandwidth against memcpy of the same bytes (and cuBLAS geam on the GPU)
+  return R"(xpose-bench: transpose / permute bandwidth against memcpy of the same bytes (and, on the GPU, the peers
+cuBLAS geam, cublasLtMatrixTransform and NPP nppiTranspose where they apply)
 
 usage: xpose-bench [options]
 
   no options            the default run: on a GPU the teaching-ladder table and the production table; without
                         a GPU the CPU table
-  --suite NAME          default | ladder | production | cpu | a suite file (NAME or
-                        benchmarks/suites/NAME.txt)
+  --suite NAME          default | ladder | production | 2d | cpu | a suite file (NAME or
+                        benchmarks/suites/NAME.txt); 2d = issue 3's 2-D table with every peer
   --shape 8192,8192     one case instead of a suite (',' or 'x' separated)
   --axes 1,0            output axis i takes input axis axes[i] (NumPy; default: reversed)
   --elem-bytes 4        element size in bytes (any size >= 1; default 4)
@@ -28,6 +29,7 @@ usage: xpose-bench [options]
   --csv FILE            also write the rows as CSV ('-' = stdout)
   --json FILE           also write the rows as JSON ('-' = stdout)
   --no-blocking-kernel  CUDA: launch samples without first parking the stream on a spinning kernel
+  --list                print the cases of the suite (or the --shape case) and exit without running
   -h, --help            this text
 
 Effective bandwidth = (bytes read + bytes written) / median time. Every ratio is against memcpy of the same
@@ -38,6 +40,7 @@ Exit codes: 0 all rows verified, 1 a row failed or a run-time error, 2 bad argum
 examples:
   xpose-bench
   xpose-bench --suite ladder --csv ladder.csv
+  xpose-bench --suite 2d --csv 2d.csv
   xpose-bench --shape 32,64,112,112 --axes 0,2,3,1 --elem-bytes 4
   xpose-bench --shape 32,32 --batch 65536 --json -
   xpose-bench --backend cpu --shape 4096x4096 --elem-bytes 1 --threads 8
@@ -89,6 +92,8 @@ std::string parse_args(int argc, char** argv, options& o) {
       o.help = true;
     } else if (flag == "--no-blocking-kernel") {
       o.blocking_kernel = false;
+    } else if (flag == "--list") {
+      o.list = true;
     } else if (flag == "--shape") {
       if (!next()) return need_value();
       if (!parse_int_list(value, c.shape)) return bad(flag, value, "is not a list of integers");

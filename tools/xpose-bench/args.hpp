@@ -20,6 +20,7 @@ struct options {
   std::string csv_path;       ///< "" = none, "-" = stdout
   std::string json_path;
   bool blocking_kernel = true;  ///< CUDA: queue each sample's launches behind a spinning kernel
+  bool list = false;            ///< print the cases (and the peers built in) instead of running them
   bool help = false;
 };
 

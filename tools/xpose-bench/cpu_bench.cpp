@@ -200,6 +200,9 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
     r.axes = c.axes_string();
     r.elem_bytes = c.elem_bytes;
     r.threads = all;
+    r.category = c.category;
+    r.target = c.target >= 0 ? c.target : not_measured;
+    r.relative_to = c.relative_to;
 
     auto plan = xpose::make_plan(p);
     if (!plan) {  // validated when the suite was loaded; kept for safety

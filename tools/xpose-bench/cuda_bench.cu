@@ -16,20 +16,23 @@
 //    and the row says so. --no-blocking-kernel turns it off.
 //  - Verification: outputs are poisoned (0xA5) before each implementation's warm-up; after its samples the
 //    last output of every pair is checked on the device by the oracle (tests/common/oracle.cuh).
+//  - Peers (peers.hpp: cuBLAS geam, cublasLtMatrixTransform, NPP nppiTranspose) are set up once per case,
+//    then measured, timed and verified exactly like xpose on the same buffers against the same reference.
 #include "cuda_bench.hpp"
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <atomic>
-#include <climits>
 #include <cmath>
 #include <functional>
 #include <sstream>
 #include <utility>
 
 #include "common/oracle.cuh"
+#include "peers.hpp"
 #include "textbook/textbook.hpp"
 #include "xpose/plan.hpp"
 
@@ -110,12 +113,13 @@ struct device_memory {
   unsigned char* bytes() const { return static_cast<unsigned char*>(ptr); }
 };
 
-// Everything one run shares: stream, cuBLAS handle, events, the blocking kernel's flag.
+// Everything one run shares: stream, library handles, events, the blocking kernel's flag.
 struct context {
   const options& o;
   const run_info& info;
   cudaStream_t stream = nullptr;
   cublasHandle_t cublas = nullptr;
+  cublasLtHandle_t cublaslt = nullptr;
   std::vector<cudaEvent_t> start, stop;
   int* h_flag = nullptr;  // [0] release counter, [1] timed out
   int* d_flag = nullptr;
@@ -125,6 +129,7 @@ struct context {
     check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     if (cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) throw cuda_failure{"cublasCreate failed"};
     if (cublasSetStream(cublas, stream) != CUBLAS_STATUS_SUCCESS) throw cuda_failure{"cublasSetStream failed"};
+    if (cublasLtCreate(&cublaslt) != CUBLAS_STATUS_SUCCESS) throw cuda_failure{"cublasLtCreate failed"};
     start.resize(static_cast<std::size_t>(o.reps));
     stop.resize(static_cast<std::size_t>(o.reps));
     for (int r = 0; r < o.reps; ++r) {
@@ -147,9 +152,12 @@ struct context {
     for (auto e : start) (void)cudaEventDestroy(e);
     for (auto e : stop) (void)cudaEventDestroy(e);
     if (cublas != nullptr) (void)cublasDestroy(cublas);
+    if (cublaslt != nullptr) (void)cublasLtDestroy(cublaslt);
     if (stream != nullptr) (void)cudaStreamDestroy(stream);
     if (h_flag != nullptr) (void)cudaFreeHost(h_flag);
   }
+
+  peer_handles handles() const { return {stream, cublas, cublaslt}; }
 
   void release() { std::atomic_ref<int>(h_flag[0]).store(target, std::memory_order_seq_cst); }
   bool timed_out() { return std::atomic_ref<int>(h_flag[1]).load(std::memory_order_seq_cst) != 0; }
@@ -228,12 +236,39 @@ std::vector<double> time_runs(context& ctx, int n, bool block, const run_fn& run
   return us;
 }
 
-// The oracle on the last output of every pair.
-verdict verify(context& ctx, const rotation& rot, const xpose::problem& p, std::string& note) {
-  for (int i = 0; i < rot.count; ++i) {
-    check(xpose::test::count_mismatches(rot.in_at(i), rot.out_at(i), p, seed_of(i), rot.count_at(i), ctx.stream),
-          "count_mismatches");
+// 2-byte elements compared as fp16 values: an output element counts as wrong unless its bits equal the
+// input element's, or both are NaN (any payload). Same walk over output elements as the oracle's
+// element_mismatch (tests/common/oracle.hpp), same one atomic per warp.
+__device__ bool fp16_is_nan(unsigned h) { return (h & 0x7C00u) == 0x7C00u && (h & 0x03FFu) != 0; }
+
+__global__ void count_fp16_value_mismatches(const unsigned char* out, xpose::test::oracle_geometry g,
+                                            std::uint64_t seed, unsigned long long* count) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  unsigned long long local = 0;
+  for (std::int64_t e = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < g.elements;
+       e += stride) {
+    std::int64_t in_off = 0, out_off = 0;
+    auto rest = static_cast<std::uint64_t>(e);
+    for (int i = g.rank - 1; i >= 0; --i) {  // peel output axes, fastest first
+      std::uint64_t q, r;
+      g.extent[i].divmod(rest, q, r);
+      in_off += static_cast<std::int64_t>(r) * g.in_stride_bytes[i];
+      out_off += static_cast<std::int64_t>(r) * g.out_stride_bytes[i];
+      rest = q;
+    }
+    const auto src = static_cast<std::uint64_t>(in_off);
+    const unsigned want = xpose::test::pattern_byte(src, seed) | (xpose::test::pattern_byte(src + 1, seed) << 8);
+    const unsigned got = out[out_off] | (static_cast<unsigned>(out[out_off + 1]) << 8);
+    local += (got != want && !(fp16_is_nan(got) && fp16_is_nan(want))) ? 1u : 0u;
   }
+  // Every thread of the (full-warp) block reaches this point, so the full mask is valid.
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) local += __shfl_down_sync(0xFFFFFFFFu, local, offset);
+  if ((threadIdx.x & 31u) == 0 && local != 0) atomicAdd(count, local);
+}
+
+// Sum of the per-pair counts, after the stream has run the counting kernels.
+unsigned long long sum_counts(context& ctx, const rotation& rot) {
   std::vector<unsigned long long> counts(static_cast<std::size_t>(rot.count));
   check(cudaMemcpyAsync(counts.data(), rot.counts.ptr, counts.size() * sizeof(unsigned long long),
                         cudaMemcpyDeviceToHost, ctx.stream),
@@ -241,7 +276,39 @@ verdict verify(context& ctx, const rotation& rot, const xpose::problem& p, std::
   check(cudaStreamSynchronize(ctx.stream), "count_mismatches");
   unsigned long long wrong = 0;
   for (auto c : counts) wrong += c;
+  return wrong;
+}
+
+// The oracle on the last output of every pair. With `fp16_nan_equal` (a peer that computes alpha * a on fp16
+// data), elements that are bit-exact fail only if they are not NaN-for-NaN: the note then says how many NaN
+// inputs changed payload.
+verdict verify(context& ctx, const rotation& rot, const xpose::problem& p, bool fp16_nan_equal, std::string& note) {
+  for (int i = 0; i < rot.count; ++i) {
+    check(xpose::test::count_mismatches(rot.in_at(i), rot.out_at(i), p, seed_of(i), rot.count_at(i), ctx.stream),
+          "count_mismatches");
+  }
+  const unsigned long long wrong = sum_counts(ctx, rot);
   if (wrong == 0) return verdict::yes;
+  if (fp16_nan_equal && p.elem_bytes == 2) {
+    xpose::test::oracle_geometry g;
+    if (!xpose::test::make_oracle_geometry(p, g).empty()) throw cuda_failure{"oracle geometry"};
+    for (int i = 0; i < rot.count; ++i) {
+      check(cudaMemsetAsync(rot.count_at(i), 0, sizeof(unsigned long long), ctx.stream), "cudaMemsetAsync");
+      count_fp16_value_mismatches<<<xpose::test::oracle_detail::grid_for(g.elements),
+                                    xpose::test::oracle_detail::block_threads, 0, ctx.stream>>>(
+          rot.out_at(i), g, seed_of(i), rot.count_at(i));
+      check(cudaGetLastError(), "count_fp16_value_mismatches");
+    }
+    const unsigned long long value_wrong = sum_counts(ctx, rot);
+    if (value_wrong == 0) {
+      note = "bit-exact except " + std::to_string(wrong) + " fp16 NaN inputs that came out as NaN with another "
+             "payload (over " + std::to_string(rot.count) + " outputs): the library scales by alpha in fp32";
+      return verdict::yes;
+    }
+    note = std::to_string(value_wrong) + " wrong fp16 values (" + std::to_string(wrong) +
+           " elements not bit-exact) over " + std::to_string(rot.count) + " outputs";
+    return verdict::no;
+  }
   note = std::to_string(wrong) + " wrong elements over " + std::to_string(rot.count) + " outputs";
   return verdict::no;
 }
@@ -250,7 +317,7 @@ verdict verify(context& ctx, const rotation& rot, const xpose::problem& p, std::
 // bounds what one run enqueues (the blocking kernel is used only while a sample stays below
 // max_blocked_launches). Throws fatal_error when the context is lost; any other failure is the result.
 measurement measure(context& ctx, const rotation& rot, const xpose::problem& verify_p, std::int64_t bytes_moved,
-                    double reference_us, int launches_per_run, const run_fn& run) {
+                    double reference_us, int launches_per_run, const run_fn& run, bool fp16_nan_equal = false) {
   measurement m;
   try {
     bool block = ctx.o.blocking_kernel && rot.count * launches_per_run <= max_blocked_launches;
@@ -261,7 +328,7 @@ measurement measure(context& ctx, const rotation& rot, const xpose::problem& ver
       m.note = "blocking kernel timed out; timed without it";
     }
     std::string vnote;
-    const verdict v = verify(ctx, rot, verify_p, vnote);
+    const verdict v = verify(ctx, rot, verify_p, fp16_nan_equal, vnote);
     const double t = median(us);
     m.set_time(t, bytes_moved, std::isnan(reference_us) ? t : reference_us);
     m.verified = v;
@@ -275,73 +342,31 @@ measurement measure(context& ctx, const rotation& rot, const xpose::problem& ver
   return m;
 }
 
-// ---- peers: cuBLAS geam ------------------------------------------------------------------------------------
+// ---- peers ------------------------------------------------------------------------------------------------
 
-struct geam_case {
-  bool applies = false;
-  std::string why;  // when not
-  std::int64_t batch = 1, rows = 0, cols = 0, elem = 0;
-};
-
-constexpr std::int64_t max_geam_loop = 64;
-
-geam_case geam_for(const bench_case& c) {
-  geam_case g;
-  if (!c.is_plain_transpose2d()) {
-    g.why = "geam: not a plain 2-D transpose";
-  } else if (c.elem_bytes != 4 && c.elem_bytes != 8 && c.elem_bytes != 16) {
-    g.why = "geam: no cuBLAS geam for " + std::to_string(c.elem_bytes) + "-byte elements";
-  } else if (c.batch > max_geam_loop) {
-    g.why = "geam: batched (" + std::to_string(c.batch) + " matrices): a loop of geam calls is not a peer";
-  } else if (c.shape[0] > INT_MAX || c.shape[1] > INT_MAX) {
-    g.why = "geam: extents exceed cuBLAS's int";
-  } else {
-    g.applies = true;
-    g.batch = c.batch;
-    g.rows = c.shape[0];
-    g.cols = c.shape[1];
-    g.elem = c.elem_bytes;
-  }
-  return g;
-}
-
-// Row-major rows x cols -> cols x rows is, in cuBLAS's column-major terms, C (m = rows, n = cols, ldc = rows)
-// = 1 * A^T (A: cols x rows, lda = cols) + 0 * B, with B = C (ldb = ldc, op N: cuBLAS's documented in-place
-// form for B). The oracle's pattern keeps every fp32/fp64 word finite and normal, so 1*a + 0*b is exact.
-void run_geam(context& ctx, const geam_case& g, const unsigned char* in, unsigned char* out) {
-  const int m = static_cast<int>(g.rows), n = static_cast<int>(g.cols);
-  const std::int64_t matrix_bytes = g.rows * g.cols * g.elem;
-  for (std::int64_t b = 0; b < g.batch; ++b) {
-    const void* a = in + b * matrix_bytes;
-    void* c = out + b * matrix_bytes;
-    cublasStatus_t s = CUBLAS_STATUS_NOT_SUPPORTED;
-    if (g.elem == 4) {
-      const float one = 1.0f, zero = 0.0f;
-      s = cublasSgeam(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const float*>(a), n, &zero,
-                      static_cast<const float*>(c), m, static_cast<float*>(c), m);
-    } else if (g.elem == 8) {
-      const double one = 1.0, zero = 0.0;
-      s = cublasDgeam(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const double*>(a), n, &zero,
-                      static_cast<const double*>(c), m, static_cast<double*>(c), m);
-    } else if (g.elem == 16) {
-      const cuDoubleComplex one = make_cuDoubleComplex(1.0, 0.0), zero = make_cuDoubleComplex(0.0, 0.0);
-      s = cublasZgeam(ctx.cublas, CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const cuDoubleComplex*>(a), n,
-                      &zero, static_cast<const cuDoubleComplex*>(c), m, static_cast<cuDoubleComplex*>(c), m);
-    }
-    if (s != CUBLAS_STATUS_SUCCESS) throw cuda_failure{std::string("cublas geam: ") + cublasGetStatusString(s)};
-  }
-}
-
-measurement measure_geam(context& ctx, const rotation& rot, const bench_case& c, std::int64_t bytes_moved,
-                         double reference_us) {
-  const geam_case g = geam_for(c);
-  if (!g.applies) {
-    measurement m;
-    m.note = g.why;
+// A peer on the case: n/a with the reason, a failed set-up, or measured like xpose.
+measurement measure_peer(context& ctx, const rotation& rot, const bench_case& c, double reference_us,
+                         const peer_setup& setup) {
+  measurement m;
+  if (!setup.error.empty()) {
+    m.verified = verdict::no;
+    m.note = setup.error;
     return m;
   }
-  return measure(ctx, rot, c.to_problem(), bytes_moved, reference_us, static_cast<int>(g.batch),
-                 [&](int i) { run_geam(ctx, g, rot.in_at(i), rot.out_at(i)); });
+  if (!setup.p) {
+    m.note = setup.why;
+    return m;
+  }
+  peer& p = *setup.p;
+  m = measure(ctx, rot, c.to_problem(), 2 * c.payload_bytes(), reference_us, p.launches_per_run(), [&](int i) {
+    if (std::string e = p.run(rot.in_at(i), rot.out_at(i)); !e.empty()) throw cuda_failure{e};
+  }, p.fp16_nan_payloads_may_change);
+  m.variant = p.variant;
+  return m;
+}
+
+measurement measure_geam(context& ctx, const rotation& rot, const bench_case& c, double reference_us) {
+  return measure_peer(ctx, rot, c, reference_us, make_geam_peer(c, ctx.handles()));
 }
 
 measurement measure_xpose(context& ctx, const rotation& rot, const xpose::plan& plan, double reference_us) {
@@ -367,6 +392,9 @@ row base_row(const bench_case& c, const char* table, const rotation& rot, const 
   r.elem_bytes = c.elem_bytes;
   r.bytes_moved = 2 * c.payload_bytes();
   r.buffers = rot.count;
+  r.category = c.category;
+  r.target = c.target >= 0 ? c.target : not_measured;
+  r.relative_to = c.relative_to;
   r.memcpy_us = memcpy_ref.time_us;
   r.memcpy_gbps = memcpy_ref.gbps;
   r.memcpy_verified = memcpy_ref.verified;
@@ -385,6 +413,9 @@ row error_row(const bench_case& c, const char* table, const std::string& impl, c
   r.axes = c.axes_string();
   r.elem_bytes = c.elem_bytes;
   r.bytes_moved = 2 * c.payload_bytes();
+  r.category = c.category;
+  r.target = c.target >= 0 ? c.target : not_measured;
+  r.relative_to = c.relative_to;
   r.main.verified = verdict::no;
   r.main.note = what;
   return r;
@@ -456,18 +487,23 @@ void run_ladder_case(context& ctx, const bench_case& c, std::vector<row>& rows) 
   rows.push_back(std::move(x));
   row g = base_row(c, "ladder", rot, ref);
   g.impl = "cuBLAS geam";
-  g.main = measure_geam(ctx, rot, c, bytes_moved, ref.time_us);
+  g.main = measure_geam(ctx, rot, c, ref.time_us);
   rows.push_back(std::move(g));
 }
 
+// A production or 2d case: xpose and every peer against the same memcpy reference.
 void run_production_case(context& ctx, const bench_case& c, std::vector<row>& rows) {
+  const char* table = table_name(c.table);
   rotation rot;
-  if (!setup(ctx, rot, c, "production", "xpose", rows)) return;
+  if (!setup(ctx, rot, c, table, "xpose", rows)) return;
   const measurement ref = measure_memcpy(ctx, rot, c.payload_bytes());
-  row r = base_row(c, "production", rot, ref);
+  row r = base_row(c, table, rot, ref);
   r.impl = "xpose";
   r.main = measure_xpose_case(ctx, rot, c, ref.time_us);
-  r.geam = measure_geam(ctx, rot, c, 2 * c.payload_bytes(), ref.time_us);
+  const peer_handles h = ctx.handles();
+  r.geam = measure_peer(ctx, rot, c, ref.time_us, make_geam_peer(c, h));
+  r.cublaslt = measure_peer(ctx, rot, c, ref.time_us, make_cublaslt_peer(c, h));
+  r.npp = measure_peer(ctx, rot, c, ref.time_us, make_npp_peer(c, h));
   rows.push_back(std::move(r));
 }
 
@@ -514,9 +550,12 @@ std::string run_cuda_cases(const std::vector<bench_case>& cases, const options& 
       const std::size_t first = rows.size();
       if (c.table == table_kind::ladder) run_ladder_case(ctx, c, rows);
       else run_production_case(ctx, c, rows);
-      bool failed = false;
-      for (std::size_t i = first; i < rows.size(); ++i) failed = failed || row_failed(rows[i]);
-      progress << (failed ? " FAILED\n" : " ok\n");
+      bool failed = false, peer_wrong = false;
+      for (std::size_t i = first; i < rows.size(); ++i) {
+        failed = failed || row_failed(rows[i]);
+        peer_wrong = peer_wrong || peer_failed(rows[i]);
+      }
+      progress << (failed ? " FAILED" : " ok") << (peer_wrong ? " (a peer failed)\n" : "\n");
     }
   } catch (const fatal_error& f) {
     progress << " fatal\n";

@@ -14,6 +14,7 @@
 
 #if XPOSE_BENCH_HAS_CUDA
 #include "cuda_bench.hpp"
+#include "peers.hpp"
 #endif
 
 #ifndef XPOSE_GIT_COMMIT
@@ -40,6 +41,35 @@ bool write_output(const std::string& path, const char* flag, const Writer& write
     return false;
   }
   return true;
+}
+
+// --list: one line per case, and which peers this build has.
+void print_cases(std::ostream& os, const std::vector<bench_case>& cases, bool use_cuda) {
+  os << cases.size() << " cases";
+#if XPOSE_BENCH_HAS_CUDA
+  os << "; peers in this build: cuBLAS geam, cublasLtMatrixTransform, "
+     << (npp_built() ? "NPP nppiTranspose" : "no NPP (not found at build time)");
+#else
+  os << "; this build has no CUDA backend (no peers)";
+#endif
+  os << (use_cuda ? "" : "; CPU backend") << '\n';
+  for (const auto& c : cases) {
+    os << "  " << table_name(c.table) << (c.category.empty() ? "" : "/" + c.category) << ": " << c.name << ": "
+       << c.shape_string() << " axes " << c.axes_string() << ", " << c.elem_bytes << " B";
+    auto list = [](const std::vector<std::int64_t>& v) {
+      std::string s;
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (i > 0) s += ',';
+        s += std::to_string(v[i]);
+      }
+      return s;
+    };
+    if (!c.in_strides.empty()) os << ", in_strides " << list(c.in_strides);
+    if (!c.out_strides.empty()) os << ", out_strides " << list(c.out_strides);
+    os << ", " << (c.payload_bytes() >> 20) << " MiB";
+    if (c.target >= 0) os << ", target " << c.target << (c.relative_to.empty() ? "" : " of '" + c.relative_to + "'");
+    os << '\n';
+  }
 }
 
 std::string human_bytes(std::int64_t b) {
@@ -91,15 +121,20 @@ int main(int argc, char** argv) {
       std::cerr << "xpose-bench: --suite: " << err << '\n';
       return 2;
     }
-    if (!use_cuda) {
+    if (!use_cuda && !o.list) {
       bool any_production = false;
-      for (const auto& c : cases) any_production = any_production || c.table == table_kind::production;
+      for (const auto& c : cases) any_production = any_production || c.table != table_kind::ladder;
       if (!cases.empty() && !any_production) {
         std::cerr << "xpose-bench: --suite " << suite
                   << ": the teaching ladder runs GPU kernels; it needs the CUDA backend and a GPU\n";
         return 2;
       }
     }
+  }
+
+  if (o.list) {
+    print_cases(std::cout, cases, use_cuda);
+    return 0;
   }
 
   info.reps = o.reps;
@@ -129,7 +164,7 @@ int main(int argc, char** argv) {
 #endif
   if (!use_cuda) run_cpu_cases(cases, o, info, rows, std::cerr);
 
-  for (const char* table : {"ladder", "production", "cpu"}) print_table(std::cout, table, rows, info);
+  for (const char* table : {"ladder", "production", "2d", "cpu"}) print_table(std::cout, table, rows, info);
   bool ok = write_output(o.csv_path, "--csv", [&](std::ostream& os) { write_csv(os, rows, info); });
   ok = write_output(o.json_path, "--json", [&](std::ostream& os) { write_json(os, rows, info); }) && ok;
   if (!fatal.empty()) std::cout << "\nerror: " << fatal << '\n';

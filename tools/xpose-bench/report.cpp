@@ -32,9 +32,27 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+namespace {
+
+// The ladder table's "cuBLAS geam" row carries the peer in `main`.
+bool is_peer_row(const row& r) { return r.impl.rfind("cuBLAS", 0) == 0; }
+
+}  // namespace
+
+std::vector<std::pair<const char*, const measurement*>> peers_of(const row& r) {
+  return {{"geam", &r.geam}, {"cublasLt", &r.cublaslt}, {"NPP", &r.npp}};
+}
+
 bool row_failed(const row& r) {
-  return r.memcpy_verified == verdict::no || r.main.verified == verdict::no || r.geam.verified == verdict::no ||
+  return r.memcpy_verified == verdict::no || (r.main.verified == verdict::no && !is_peer_row(r)) ||
          r.main_1t.verified == verdict::no;
+}
+
+bool peer_failed(const row& r) {
+  if (is_peer_row(r) && r.main.verified == verdict::no) return true;
+  for (const auto& [name, m] : peers_of(r))
+    if (m->verified == verdict::no) return true;
+  return false;
 }
 
 std::string utc_now() {
@@ -57,6 +75,63 @@ std::string fmt(const char* f, double v) {
 
 std::string fmt_time(double us) { return fmt(us < 100 ? "%.2f" : "%.1f", us); }
 
+// A row's target: the value compared with it (its ratio, or its ratio over the relative_to row's ratio) and
+// whether it is met. `has` false: no target, or no ratio to judge.
+struct target_check {
+  bool has = false;
+  double value = not_measured;
+  bool met = false;
+};
+
+const row* find_case(const std::vector<row>& rows, const row& r, const std::string& name) {
+  for (const auto& x : rows)
+    if (x.case_name == name && x.table == r.table && !is_peer_row(x)) return &x;
+  return nullptr;
+}
+
+target_check check_target(const row& r, const std::vector<row>& rows) {
+  target_check t;
+  if (std::isnan(r.target) || !r.main.present || std::isnan(r.main.ratio) || is_peer_row(r)) return t;
+  t.value = r.main.ratio;
+  if (!r.relative_to.empty()) {
+    const row* base = find_case(rows, r, r.relative_to);
+    if (base == nullptr || !base->main.present || !(base->main.ratio > 0)) return t;
+    t.value = r.main.ratio / base->main.ratio;
+  }
+  t.has = true;
+  t.met = t.value >= r.target && r.main.verified != verdict::no;
+  return t;
+}
+
+std::string target_text(const row& r) {
+  if (std::isnan(r.target)) return "";
+  return fmt("%.2f", r.target) + (r.relative_to.empty() ? "" : " of '" + r.relative_to + "'");
+}
+
+// xpose against the peers that ran and were not wrong: `beats` when xpose is faster than each of them;
+// `faster` lists the others ("NPP 1.02").
+struct peer_comparison {
+  int peers = 0;
+  bool beats = false;
+  std::string faster;
+};
+
+peer_comparison compare_peers(const row& r) {
+  peer_comparison c;
+  if (!r.main.present || std::isnan(r.main.ratio) || is_peer_row(r)) return c;
+  c.beats = r.main.verified != verdict::no;
+  for (const auto& [name, m] : peers_of(r)) {
+    if (!m->present || std::isnan(m->ratio) || m->verified == verdict::no) continue;
+    ++c.peers;
+    if (m->ratio >= r.main.ratio) {
+      c.beats = false;
+      c.faster += (c.faster.empty() ? "" : ", ") + std::string(name) + " " + fmt("%.3f", m->ratio);
+    }
+  }
+  if (c.peers == 0) c.beats = false;
+  return c;
+}
+
 // A measurement's cell: the value, "n/a" when not applicable, "error" when it did not run.
 std::string cell(const measurement& m, const std::function<std::string(const measurement&)>& value) {
   if (!m.present) return m.verified == verdict::no ? "error" : "n/a";
@@ -69,7 +144,7 @@ struct column {
   std::function<std::string(const row&)> get;
 };
 
-std::vector<column> columns_for(const std::string& table, const run_info& info) {
+std::vector<column> columns_for(const std::string& table, const run_info& info, const std::vector<row>& rows) {
   auto t = [](const measurement& m) { return fmt_time(m.time_us); };
   auto g = [](const measurement& m) { return fmt("%.1f", m.gbps); };
   auto r = [](const measurement& m) { return fmt("%.3f", m.ratio); };
@@ -85,21 +160,41 @@ std::vector<column> columns_for(const std::string& table, const run_info& info) 
         {"memcpy GB/s", false, [](const row& x) { return fmt("%.1f", x.memcpy_gbps); }},
     };
   }
-  if (table == "production") {
-    return {
+  if (table == "production" || table == "2d") {
+    const bool is_2d = table == "2d";
+    std::vector<column> cols = {
         {"case", true, [](const row& x) { return x.case_name; }},
         {"shape", true, [](const row& x) { return x.shape; }},
-        {"axes", true, [](const row& x) { return x.axes; }},
-        {"elem B", false, [](const row& x) { return std::to_string(x.elem_bytes); }},
-        {"time us", false, [=](const row& x) { return cell(x.main, t); }},
-        {"GB/s", false, [=](const row& x) { return cell(x.main, g); }},
-        {"vs memcpy", false, [=](const row& x) { return cell(x.main, r); }},
-        {"verified", true, [=](const row& x) { return std::string(to_string(x.main.verified)); }},
-        {"geam us", false, [=](const row& x) { return cell(x.geam, t); }},
-        {"geam vs memcpy", false, [=](const row& x) { return cell(x.geam, r); }},
-        {"geam verified", true, [=](const row& x) { return cell(x.geam, v); }},
-        {"memcpy GB/s", false, [](const row& x) { return fmt("%.1f", x.memcpy_gbps); }},
     };
+    if (!is_2d) cols.push_back({"axes", true, [](const row& x) { return x.axes; }});
+    cols.push_back({"elem B", false, [](const row& x) { return std::to_string(x.elem_bytes); }});
+    cols.push_back({"time us", false, [=](const row& x) { return cell(x.main, t); }});
+    cols.push_back({"GB/s", false, [=](const row& x) { return cell(x.main, g); }});
+    cols.push_back({"vs memcpy", false, [=](const row& x) { return cell(x.main, r); }});
+    cols.push_back({"verified", true, [=](const row& x) { return std::string(to_string(x.main.verified)); }});
+    if (is_2d) {
+      cols.push_back({"target", true, [&rows](const row& x) {
+                        const target_check c = check_target(x, rows);
+                        if (std::isnan(x.target)) return std::string("-");
+                        if (!c.has) return fmt("%.2f", x.target) + " ?";
+                        return fmt("%.2f", x.target) + (x.relative_to.empty() ? "" : "x") + (c.met ? " met" : " MISS") +
+                               (x.relative_to.empty() ? "" : " (" + fmt("%.3f", c.value) + ")");
+                      }});
+    }
+    for (const char* name : {"geam", "cublasLt", "NPP"}) {
+      auto pick = [name](const row& x) -> const measurement& {
+        return std::string(name) == "geam" ? x.geam : std::string(name) == "NPP" ? x.npp : x.cublaslt;
+      };
+      cols.push_back({name, false, [=](const row& x) { return cell(pick(x), r); }});
+      cols.push_back({std::string(name) + " ok", true, [=](const row& x) { return cell(pick(x), v); }});
+    }
+    cols.push_back({"beats peers", true, [](const row& x) {
+                      const peer_comparison c = compare_peers(x);
+                      if (c.peers == 0) return std::string("-");
+                      return c.beats ? std::string("yes") : "no (" + c.faster + ")";
+                    }});
+    cols.push_back({"memcpy GB/s", false, [](const row& x) { return fmt("%.1f", x.memcpy_gbps); }});
+    return cols;
   }
   const std::string n = std::to_string(info.threads) + "T";
   return {
@@ -169,7 +264,7 @@ struct field {
   bool is_number;
 };
 
-std::vector<field> fields_of(const row& r) {
+std::vector<field> fields_of(const row& r, const std::vector<row>& rows) {
   std::vector<field> f;
   auto s = [&](const char* n, const std::string& v) { f.push_back({n, v, 0, false}); };
   auto d = [&](const char* n, double v) { f.push_back({n, {}, v, true}); };
@@ -178,6 +273,7 @@ std::vector<field> fields_of(const row& r) {
     f.push_back({prefix + "gbps" + suffix, {}, x.gbps, true});
     f.push_back({prefix + "ratio" + suffix, {}, x.ratio, true});
     f.push_back({prefix + "verified" + suffix, to_string(x.verified), 0, false});
+    f.push_back({prefix + "variant" + suffix, x.variant, 0, false});
     f.push_back({prefix + "note" + suffix, x.note, 0, false});
   };
   s("table", r.table);
@@ -193,6 +289,16 @@ std::vector<field> fields_of(const row& r) {
   d("memcpy_gbps", r.memcpy_gbps);
   s("memcpy_verified", to_string(r.memcpy_verified));
   m("geam_", r.geam, "");
+  m("cublaslt_", r.cublaslt, "");
+  m("npp_", r.npp, "");
+  s("category", r.category);
+  d("target", r.target);
+  s("relative_to", r.relative_to);
+  const target_check tc = check_target(r, rows);
+  d("target_value", tc.has ? tc.value : not_measured);
+  s("target_met", tc.has ? (tc.met ? "yes" : "no") : "");
+  const peer_comparison pc = compare_peers(r);
+  s("beats_peers", pc.peers == 0 ? "" : pc.beats ? "yes" : "no");
   d("threads", r.threads > 0 ? r.threads : not_measured);
   m("", r.main_1t, "_1t");
   d("memcpy_time_us_1t", r.memcpy_1t_us);
@@ -222,7 +328,7 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
   for (const auto& r : rows)
     if (r.table == table) sel.push_back(&r);
   if (sel.empty()) return;
-  const auto cols = columns_for(table, info);
+  const auto cols = columns_for(table, info, rows);
   std::vector<std::vector<std::string>> cells;
   std::vector<std::size_t> width(cols.size(), 0);
   for (std::size_t c = 0; c < cols.size(); ++c) width[c] = cols[c].header.size();
@@ -251,9 +357,10 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
   if (table == "ladder") {
     os << "\n== teaching ladder (fp32 2-D transposes): GB/s = (read + write bytes) / median time; vs memcpy = "
           "cudaMemcpyAsync D2D of the same bytes ==\n";
-  } else if (table == "production") {
-    os << "\n== xpose production table (vs memcpy = cudaMemcpyAsync D2D of the same bytes, same run; geam = "
-          "cuBLAS S/D/Zgeam where it applies) ==\n";
+  } else if (table == "production" || table == "2d") {
+    os << (table == "2d" ? "\n== 2-D transposes (issue 3), by category" : "\n== xpose production table")
+       << ": vs memcpy = ratio to cudaMemcpyAsync D2D of the same bytes, same run; geam, cublasLt, NPP = the "
+          "peers' ratios (cuBLAS S/D/Zgeam, cublasLtMatrixTransform, nppiTranspose), 'ok' = verified ==\n";
   } else {
     const std::string all = std::to_string(info.threads) + (info.threads == 1 ? " thread" : " threads");
     os << "\n== xpose CPU table: 1 thread vs memcpy on 1 thread, " << all << " vs memcpy on " << all << " ==\n";
@@ -264,16 +371,35 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
   os << rule << '\n';
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (table == "ladder" && i > 0 && sel[i]->case_name != sel[i - 1]->case_name) os << rule << '\n';
+    if (table == "2d" && (i == 0 || sel[i]->category != sel[i - 1]->category)) {
+      if (i > 0) os << rule << '\n';
+      os << "[" << (sel[i]->category.empty() ? "no category" : sel[i]->category) << "]\n";
+    }
     print_line(cells[i]);
   }
-  // Errors and notes under the table.
+  // Errors and notes under the table; reasons why a peer does not apply, one line per reason.
+  std::vector<std::pair<std::string, std::string>> not_applicable;  // (reason, cases)
   for (const row* r : sel) {
     const std::string who = r->case_name + (r->impl.empty() ? "" : " / " + r->impl);
     if (!r->note.empty()) os << "  note: " << who << ": " << r->note << '\n';
-    for (const auto* m : {&r->main, &r->main_1t, &r->geam})
+    for (const auto* m : {&r->main, &r->main_1t})
       if (m->verified == verdict::no && !m->note.empty()) os << "  error: " << who << ": " << m->note << '\n';
     if (r->memcpy_verified == verdict::no) os << "  error: " << who << ": the memcpy reference output is wrong\n";
+    for (const auto& [name, m] : peers_of(*r)) {
+      if (m->verified == verdict::no) {
+        os << "  peer error: " << r->case_name << " / " << name << (m->variant.empty() ? "" : " (" + m->variant + ")")
+           << ": " << (m->note.empty() ? "failed" : m->note) << '\n';
+      } else if (m->present && !m->note.empty()) {
+        os << "  peer note: " << r->case_name << " / " << name << ": " << m->note << '\n';
+      } else if (!m->present && !m->note.empty()) {
+        auto it = std::find_if(not_applicable.begin(), not_applicable.end(),
+                               [&](const auto& p) { return p.first == m->note; });
+        if (it == not_applicable.end()) not_applicable.emplace_back(m->note, r->case_name);
+        else it->second += ", " + r->case_name;
+      }
+    }
   }
+  for (const auto& [reason, cases] : not_applicable) os << "  n/a: " << reason << ": " << cases << '\n';
 }
 
 void write_csv(std::ostream& os, const std::vector<row>& rows, const run_info& info) {
@@ -290,8 +416,8 @@ void write_csv(std::ostream& os, const std::vector<row>& rows, const run_info& i
     }
     os << '\n';
   };
-  write_line(fields_of(row{}), true);
-  for (const auto& r : rows) write_line(fields_of(r), false);
+  write_line(fields_of(row{}, {}), true);
+  for (const auto& r : rows) write_line(fields_of(r, rows), false);
 }
 
 void write_json(std::ostream& os, const std::vector<row>& rows, const run_info& info) {
@@ -304,13 +430,14 @@ void write_json(std::ostream& os, const std::vector<row>& rows, const run_info& 
     return s + "\n" + indent + "}";
   };
   os << "{\n  \"tool\": \"xpose-bench\",\n  \"run\": " << object(fields_of(info), "  ") << ",\n  \"rows\": [";
-  for (std::size_t i = 0; i < rows.size(); ++i) os << (i ? ",\n    " : "\n    ") << object(fields_of(rows[i]), "    ");
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    os << (i ? ",\n    " : "\n    ") << object(fields_of(rows[i], rows), "    ");
   os << "\n  ]\n}\n";
 }
 
 bool print_summary(std::ostream& os, const std::vector<row>& rows) {
   std::size_t ok = 0;
-  std::vector<std::string> failed;
+  std::vector<std::string> failed, peers_wrong;
   struct worst {
     double ratio = not_measured;
     std::string who;
@@ -326,6 +453,13 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
     const std::string who = r.case_name + (r.impl.empty() ? "" : " / " + r.impl);
     if (row_failed(r)) failed.push_back(who);
     else ++ok;
+    if (peer_failed(r)) {
+      std::string which;
+      if (is_peer_row(r)) which = r.impl;
+      for (const auto& [name, m] : peers_of(r))
+        if (m->verified == verdict::no) which += (which.empty() ? "" : ", ") + std::string(name);
+      peers_wrong.push_back(r.case_name + ": " + which);
+    }
     if (r.table == "cpu") {
       cpu = true;
       worst_1t.take(r.main_1t, r.case_name);
@@ -334,8 +468,54 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
       worst_gpu.take(r.main, r.case_name);
     }
   }
-  os << "\nsummary: " << ok << "/" << rows.size() << " rows verified (every measured output, memcpy references "
-     << "included)";
+
+  // Per category (rows in suite order; categories in order of first appearance).
+  std::vector<std::string> categories;
+  for (const auto& r : rows)
+    if (!r.category.empty() && !is_peer_row(r) &&
+        std::find(categories.begin(), categories.end(), r.category) == categories.end())
+      categories.push_back(r.category);
+  if (!categories.empty()) {
+    os << "\nper category (xpose ratio to memcpy" << (cpu ? ", all threads" : "") << "; targets; peers beaten):\n";
+    std::size_t width = 0;
+    for (const auto& c : categories) width = std::max(width, c.size());
+    for (const auto& cat : categories) {
+      worst w;
+      int n = 0, with_target = 0, met = 0, with_peers = 0, beaten = 0;
+      std::string missed, not_beaten;
+      for (const auto& r : rows) {
+        if (r.category != cat || is_peer_row(r)) continue;
+        ++n;
+        w.take(r.main, r.case_name);
+        if (!std::isnan(r.target)) {
+          ++with_target;
+          const target_check t = check_target(r, rows);
+          if (t.has && t.met) {
+            ++met;
+          } else {
+            missed += (missed.empty() ? "" : "; ") + r.case_name + " " +
+                      (t.has ? fmt("%.3f", t.value) + " < " + target_text(r) : "not measured");
+          }
+        }
+        const peer_comparison p = compare_peers(r);
+        if (p.peers > 0) {
+          ++with_peers;
+          if (p.beats) ++beaten;
+          else not_beaten += (not_beaten.empty() ? "" : "; ") + r.case_name + ": " +
+                             (p.faster.empty() ? "xpose not verified" : p.faster);
+        }
+      }
+      os << "  " << cat << std::string(width - cat.size(), ' ') << "  " << n << (n == 1 ? " row " : " rows")
+         << "  worst " << fmt("%.3f", w.ratio) << " (" << (w.who.empty() ? "-" : w.who) << ")";
+      if (with_target > 0) os << "  target met " << met << "/" << with_target;
+      if (with_peers > 0) os << "  beats every peer " << beaten << "/" << with_peers;
+      os << '\n';
+      if (!missed.empty()) os << "      below target: " << missed << '\n';
+      if (!not_beaten.empty()) os << "      a peer as fast or faster: " << not_beaten << '\n';
+    }
+  }
+
+  os << "\nsummary: " << ok << "/" << rows.size() << " rows verified (every xpose output and memcpy reference)";
   if (cpu) {
     os << "; worst xpose ratio to memcpy: 1 thread " << fmt("%.3f", worst_1t.ratio) << " (" << worst_1t.who
        << "), all threads " << fmt("%.3f", worst_all.ratio) << " (" << worst_all.who << ")";
@@ -343,6 +523,12 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
   if (!std::isnan(worst_gpu.ratio))
     os << "; worst xpose ratio to memcpy " << fmt("%.3f", worst_gpu.ratio) << " (" << worst_gpu.who << ")";
   os << '\n';
+  if (!peers_wrong.empty()) {
+    os << "peers wrong or failed (" << peers_wrong.size()
+       << " rows; not xpose's failures, the exit code ignores them):";
+    for (const auto& f : peers_wrong) os << "\n  " << f;
+    os << '\n';
+  }
   if (!failed.empty()) {
     os << "FAILED (" << failed.size() << " rows):";
     for (const auto& f : failed) os << "\n  " << f;

@@ -5,6 +5,7 @@
 #include <limits>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xpose::bench {
@@ -22,13 +23,14 @@ struct measurement {
   double gbps = not_measured;   ///< bytes_moved / time
   double ratio = not_measured;  ///< reference time / this time (1.0 = as fast as memcpy of the same bytes)
   verdict verified = verdict::na;
-  std::string note;           ///< an error, or why not applicable
+  std::string variant;        ///< what ran, when it is not obvious ("cublasLtMatrixTransform CUDA_R_8I")
+  std::string note;           ///< an error, why not applicable, or a remark on the verification
 
   /// Fills time_us, gbps and ratio from a median time and the reference's median time.
   void set_time(double median_us, std::int64_t bytes_moved, double reference_us);
 };
 
-/// One printed row. `table` picks the columns: "ladder", "production" (GPU) or "cpu".
+/// One printed row. `table` picks the columns: "ladder", "production", "2d" (GPU) or "cpu".
 struct row {
   std::string table;
   std::string case_name;  ///< the suite case ("fp32 8192x8192"); ladder: the size
@@ -44,8 +46,15 @@ struct row {
   double memcpy_gbps = not_measured;
   verdict memcpy_verified = verdict::na;
 
-  measurement main;  ///< the implementation (CPU: on all threads)
-  measurement geam;  ///< GPU production rows: cuBLAS geam on the same case
+  measurement main;      ///< the implementation (CPU: on all threads)
+  measurement geam;      ///< GPU production and 2d rows: the peers on the same case (peers.hpp); a peer
+  measurement cublaslt;  ///< that does not apply is not `present` and its note says why
+  measurement npp;
+
+  // From the suite (bench_case): the summary groups rows by category and checks targets.
+  std::string category;
+  double target = not_measured;  ///< ratio to memcpy to reach; NaN = none
+  std::string relative_to;       ///< "" or the case whose ratio the target scales
 
   // CPU only: the 1-thread twin of the reference and of `main`.
   int threads = 0;
@@ -75,7 +84,10 @@ struct run_info {
 /// The median of `v` (sorted copy; the mean of the middle two for even sizes). NaN for an empty vector.
 double median(std::vector<double> v);
 
-/// Prints the rows of `table` ("ladder", "production" or "cpu") as an aligned table with a title.
+/// The peers of a row, with their short names ("geam", "cublasLt", "NPP"), in column order.
+std::vector<std::pair<const char*, const measurement*>> peers_of(const row& r);
+
+/// Prints the rows of `table` ("ladder", "production", "2d" or "cpu") as an aligned table with a title.
 void print_table(std::ostream& os, const std::string& table, const std::vector<row>& rows, const run_info& info);
 
 /// CSV: a header, then one line per row with the run's facts repeated.
@@ -84,11 +96,18 @@ void write_csv(std::ostream& os, const std::vector<row>& rows, const run_info& i
 /// JSON: {"run": {...}, "rows": [...]}.
 void write_json(std::ostream& os, const std::vector<row>& rows, const run_info& info);
 
-/// The closing lines: rows verified, worst ratio. Returns true when every measured output was verified.
+/// The closing lines: rows verified, worst ratio; with categories (the 2d suite), per category the worst
+/// xpose ratio, the rows below their target and the rows where a peer is as fast as xpose or faster.
+/// Returns true when every xpose output and every memcpy reference was verified (a wrong or failed peer is
+/// listed but does not fail the run: it is not xpose's error).
 bool print_summary(std::ostream& os, const std::vector<row>& rows);
 
-/// Whether any output of `r` failed verification (or failed to run).
+/// Whether an xpose output (or the memcpy reference) of `r` failed verification or failed to run. Peers are
+/// not included: see peer_failed.
 bool row_failed(const row& r);
+
+/// Whether a peer of `r` ran and its output was wrong, or it failed to run.
+bool peer_failed(const row& r);
 
 /// Now, UTC, ISO 8601.
 std::string utc_now();

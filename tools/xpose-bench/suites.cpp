@@ -2,6 +2,7 @@
 #include "suites.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -14,10 +15,11 @@
 
 namespace xpose::bench {
 
-// benchmarks/suites/{ladder,default}.txt, embedded by CMake (embedded_suites.cpp in the build tree) so that
+// benchmarks/suites/{ladder,default,2d}.txt, embedded by CMake (embedded_suites.cpp in the build tree) so that
 // the installed binary needs no data files and the files stay the one source of truth.
 extern const char* const embedded_ladder_suite;
 extern const char* const embedded_default_suite;
+extern const char* const embedded_2d_suite;
 
 namespace {
 
@@ -42,6 +44,17 @@ std::string join(const std::vector<std::int64_t>& v, const char* sep) {
   std::string s;
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + std::to_string(v[i]);
   return s;
+}
+
+// A ratio in (0, 10]: a target.
+bool parse_ratio(const std::string& text, double& out) {
+  const std::string t = trim(text);
+  if (t.empty()) return false;
+  char* end = nullptr;
+  const double v = std::strtod(t.c_str(), &end);
+  if (end != t.c_str() + t.size() || !(v > 0 && v <= 10)) return false;
+  out = v;
+  return true;
 }
 
 bool read_file(const std::string& path, std::string& text) {
@@ -84,10 +97,21 @@ std::string elem_name(std::int64_t elem_bytes) {
     case 2: return "fp16";
     case 3: return "rgb8";
     case 4: return "fp32";
+    case 6: return "rgb16";
     case 8: return "fp64";
+    case 12: return "rgb32f";
     case 16: return "c128";
     default: return std::to_string(elem_bytes) + "B";
   }
+}
+
+const char* table_name(table_kind t) {
+  switch (t) {
+    case table_kind::ladder: return "ladder";
+    case table_kind::transpose2d: return "2d";
+    case table_kind::production: return "production";
+  }
+  return "production";
 }
 
 xpose::problem bench_case::to_problem() const {
@@ -122,6 +146,43 @@ bool bench_case::is_plain_transpose2d() const {
   if (p.axes.size() != p.shape.size()) return false;
   return p.axes[p.axes.size() - 2] == static_cast<std::int64_t>(p.axes.size()) - 1 &&
          p.axes[p.axes.size() - 1] == static_cast<std::int64_t>(p.axes.size()) - 2;
+}
+
+std::string as_matrix_view(const bench_case& c, matrix_view& v) {
+  if (c.shape.size() != 2) return "not a 2-D transpose (rank " + std::to_string(c.shape.size()) + ")";
+  const xpose::problem p = c.to_problem();
+  const auto rank = p.shape.size();  // 2, or 3 with the batch axis first
+  const auto last = static_cast<std::int64_t>(rank) - 1;
+  if (p.axes[rank - 2] != last || p.axes[rank - 1] != last - 1)
+    return "not a 2-D transpose (axes " + c.axes_string() + ")";
+  matrix_view m;
+  m.batch = c.batch;
+  m.rows = c.shape[0];
+  m.cols = c.shape[1];
+  m.elem_bytes = c.elem_bytes;
+  m.in_ld = m.cols;
+  m.out_ld = m.rows;
+  m.in_batch_stride = m.rows * m.cols;
+  m.out_batch_stride = m.rows * m.cols;
+  if (!c.in_strides.empty()) {
+    const auto& s = c.in_strides;
+    if (s[rank - 1] != 1) return "input elements not contiguous along a row (last input stride != 1)";
+    if (s[rank - 2] < m.cols) return "input rows overlap (input row stride < cols)";
+    m.in_ld = s[rank - 2];
+    if (rank == 3) m.in_batch_stride = s[0];
+  }
+  if (!c.out_strides.empty()) {
+    const auto& s = c.out_strides;
+    if (s[rank - 1] != 1) return "output elements not contiguous along a row (last output stride != 1)";
+    if (s[rank - 2] < m.rows) return "output rows overlap (output row stride < rows)";
+    m.out_ld = s[rank - 2];
+    if (rank == 3) m.out_batch_stride = s[0];
+  }
+  if (m.batch > 1 && (m.in_batch_stride < (m.rows - 1) * m.in_ld + m.cols ||
+                      m.out_batch_stride < (m.cols - 1) * m.out_ld + m.rows))
+    return "matrices of the batch overlap";
+  v = m;
+  return {};
 }
 
 std::int64_t bench_case::payload_bytes() const {
@@ -170,7 +231,14 @@ std::string parse_suite(const std::string& text, const std::string& origin, std:
       } else if (key == "table") {
         if (value == "production") c.table = table_kind::production;
         else if (value == "ladder") c.table = table_kind::ladder;
-        else return where + "table must be 'production' or 'ladder', not '" + value + "'";
+        else if (value == "2d") c.table = table_kind::transpose2d;
+        else return where + "table must be 'production', 'ladder' or '2d', not '" + value + "'";
+      } else if (key == "category") {
+        c.category = value;
+      } else if (key == "target") {
+        ok = parse_ratio(value, c.target);
+      } else if (key == "relative_to") {
+        c.relative_to = value;
       } else if (key == "shape") {
         ok = parse_int_list(value, c.shape);
         has_shape = ok;
@@ -186,7 +254,7 @@ std::string parse_suite(const std::string& text, const std::string& origin, std:
         ok = parse_int_list(value, c.out_strides);
       } else {
         return where + "unknown key '" + key + "' (keys: name, table, shape, axes, elem, batch, in_strides, "
-                       "out_strides)";
+                       "out_strides, category, target, relative_to)";
       }
       if (!ok) return where + "bad value for " + key + ": '" + value + "'";
     }
@@ -196,8 +264,17 @@ std::string parse_suite(const std::string& text, const std::string& origin, std:
         (c.elem_bytes != 4 || c.batch != 1 || !c.is_plain_transpose2d())) {
       return where + "table=ladder cases must be plain fp32 2-D transposes (elem=4, axes=1,0, no batch)";
     }
+    if (!c.relative_to.empty() && c.target < 0) return where + "relative_to needs a target";
     if (std::string err = validate_case(c); !err.empty()) return where + err;
     out.push_back(std::move(c));
+  }
+  // relative_to names a case of the same suite (checked once every case is read: it may come later).
+  for (const auto& c : out) {
+    if (c.relative_to.empty()) continue;
+    bool found = false;
+    for (const auto& d : out) found = found || (d.name == c.relative_to && &d != &c);
+    if (!found)
+      return origin + ": case '" + c.name + "': relative_to '" + c.relative_to + "' names no case of the suite";
   }
   return {};
 }
@@ -211,6 +288,7 @@ std::string load_suite(const std::string& name, bool cuda_backend, std::vector<b
   if (name == "default" || name == "cpu") return parse_suite(cpu_suite, "cpu (built in)", out);
   if (name == "ladder") return parse_suite(embedded_ladder_suite, "ladder.txt", out);
   if (name == "production") return parse_suite(embedded_default_suite, "default.txt", out);
+  if (name == "2d") return parse_suite(embedded_2d_suite, "2d.txt", out);
   std::vector<std::string> candidates = {name, "benchmarks/suites/" + name + ".txt"};
   if (std::string(XPOSE_BENCH_SOURCE_DIR).size() > 0)
     candidates.push_back(std::string(XPOSE_BENCH_SOURCE_DIR) + "/benchmarks/suites/" + name + ".txt");
@@ -222,7 +300,7 @@ std::string load_suite(const std::string& name, bool cuda_backend, std::vector<b
   }
   std::string tried;
   for (std::size_t i = 1; i < candidates.size(); ++i) tried += (i > 1 ? ", " : "") + candidates[i];
-  return "unknown suite '" + name + "': not built in (default, ladder, production, cpu) and no file found (tried " +
+  return "unknown suite '" + name + "': not built in (default, ladder, production, 2d, cpu) and no file found (tried " +
          tried + ")";
 }
 

@@ -4,12 +4,17 @@
 //
 // keys: `shape` (required; `,` or `x` separated), `axes` (default: reversed), `elem` (bytes, default 4),
 // `batch` (default 1: none), `in_strides` / `out_strides` (elements, one per axis of the full problem, batch
-// axis included), `name` (default: derived from elem and shape), `table` (`production`, the default, or
-// `ladder`: fp32 2-D transposes measured with every rung of the teaching ladder). `#` starts a comment.
+// axis included: a pitched matrix is a sub-matrix of a wider allocation), `name` (default: derived from elem
+// and shape), `table` (`production`, the default; `ladder`: fp32 2-D transposes measured with every rung of
+// the teaching ladder; `2d`: the 2-D table of benchmarks/suites/2d.txt, grouped by category), `category`
+// (a group of rows summarized together: worst ratio, target met, peers beaten), `target` (the ratio to memcpy
+// the row must reach), `relative_to` (the name of another case of the suite: `target` then applies to this
+// row's ratio divided by that case's ratio, e.g. a pitched case within 5 % of its packed twin). `#` starts a
+// comment.
 //
 // Built-in suites: `default` (benchmarks/suites/ladder.txt then default.txt, embedded at configure time; on
-// the CPU backend: `cpu`), `ladder` (ladder.txt), `production` (default.txt), `cpu` (the CPU table). Any
-// other NAME is read from a file: NAME itself when it is a path to a file (or ends in .txt), else
+// the CPU backend: `cpu`), `ladder` (ladder.txt), `production` (default.txt), `2d` (2d.txt), `cpu` (the CPU
+// table). Any other NAME is read from a file: NAME itself when it is a path to a file (or ends in .txt), else
 // benchmarks/suites/NAME.txt under the current directory or the source tree.
 #pragma once
 
@@ -21,7 +26,10 @@
 
 namespace xpose::bench {
 
-enum class table_kind { production, ladder };
+enum class table_kind { production, ladder, transpose2d };
+
+/// The table name rows of this kind print under: "production", "ladder", "2d".
+const char* table_name(table_kind t);
 
 /// One benchmark case.
 struct bench_case {
@@ -33,6 +41,9 @@ struct bench_case {
   std::int64_t batch = 1;                ///< > 1 prepends a batch axis that stays first
   std::vector<std::int64_t> in_strides;  ///< full problem (batch axis included); empty = packed
   std::vector<std::int64_t> out_strides;
+  std::string category;                  ///< "" = none
+  double target = -1;                    ///< the ratio to memcpy to reach; < 0 = none
+  std::string relative_to;               ///< "" = target is absolute; else the case whose ratio it scales
 
   /// The xpose problem: batch axis prepended when batch > 1 (b x shape -> b x permuted shape).
   xpose::problem to_problem() const;
@@ -48,6 +59,18 @@ struct bench_case {
   std::int64_t in_span_bytes() const;
   std::int64_t out_span_bytes() const;
 };
+
+/// A 2-D transpose, possibly batched and pitched, as matrix libraries see it (all counts in elements):
+/// `batch` matrices of rows x cols, row-major, row i of matrix b at in + b * in_batch_stride + i * in_ld;
+/// the output is batch x cols x rows with out_ld and out_batch_stride.
+struct matrix_view {
+  std::int64_t batch = 1, rows = 0, cols = 0, elem_bytes = 0;
+  std::int64_t in_ld = 0, out_ld = 0, in_batch_stride = 0, out_batch_stride = 0;
+};
+
+/// Whether `c` is such a transpose (shape of rank 2, axes 1,0, unit stride along the last axis on both sides,
+/// rows that do not overlap). Returns "" and fills `v`, else why not ("not a 2-D transpose", ...).
+std::string as_matrix_view(const bench_case& c, matrix_view& v);
 
 /// A short name for an element size: u8, fp16, rgb8, fp32, fp64, c128, else "<n>B".
 std::string elem_name(std::int64_t elem_bytes);
