@@ -164,7 +164,8 @@ status launch_skinny(transpose2d_params p, std::int64_t unit, cudaStream_t strea
   p.halo_rows = static_cast<int>((16 + unit - 1) / unit);
   std::size_t smem = 0;
   if (AosToSoa) {
-    p.skinny_div = fast_divmod(static_cast<std::uint64_t>((p.skinny_span * unit + 30) / 16 + 1));
+    p.skinny_chunks = (p.skinny_span * unit + 30) / 16 + 1;
+    p.skinny_div = fast_divmod(static_cast<std::uint64_t>(k));
     smem = static_cast<std::size_t>(((p.skinny_span + p.halo_rows) * short_bytes + 32 + 15) / 16 * 16);
   } else {
     const std::int64_t per_row = (15 + (p.skinny_span + p.halo_rows) * unit + 15) / 16;

@@ -73,7 +73,8 @@ struct transpose2d_params {
   int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
   // skinny variant only:
   std::int64_t skinny_span;      // the long side's units per tile (rows for AoS->SoA, cols for SoA->AoS)
-  fast_divmod skinny_div;        // AoS->SoA: by output-window chunks; SoA->AoS: by staged chunks per row
+  std::int64_t skinny_chunks;    // AoS->SoA: 16-byte chunks per output row window
+  fast_divmod skinny_div;        // AoS->SoA: by k (output rows); SoA->AoS: by staged chunks per row
   // batched_flat variant only:
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U
@@ -698,10 +699,14 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
       }
       __syncthreads();
       const unsigned mis = static_cast<unsigned>(a - a0);
-      const unsigned out_chunks = static_cast<unsigned>(p.skinny_div.divisor);  // per output row window
+      const auto out_chunks = static_cast<unsigned>(p.skinny_chunks);  // per output row window
+      // Consecutive lanes take consecutive output rows c (then chunks q): they gather neighbouring words of
+      // the same staged rows. Chunk-major lanes would stride 16 / U rows apart, into one bank when the row
+      // size is a multiple of 32 bytes (n x 8 fp32, n x 16 fp32, ...).
       for (unsigned x = threadIdx.x; x < k_units * out_chunks; x += skinny_threads) {
-        std::uint64_t q = 0;
-        const unsigned c = static_cast<unsigned>(p.skinny_div.divmod(x, q));
+        std::uint64_t c64 = 0;
+        const std::uint64_t q = p.skinny_div.divmod(x, c64);
+        const auto c = static_cast<unsigned>(c64);
         const std::uint64_t o = out_b + c * p.out_ld;  // output row c, unit 0
         const std::uint64_t row_end = o + static_cast<std::uint64_t>(R) * U;
         const std::uint64_t b0 = n0 == 0 ? o : std::min(row_end, (o + n0 * U + 15) & ~std::uint64_t{15});
