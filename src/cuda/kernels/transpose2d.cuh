@@ -459,17 +459,24 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     // 2. gather + store: output row c owns the bytes [b0, b1) of this tile, split at 16-byte boundaries
     //    b(r) = min(align16(o + r * U), row end), b(r0 = 0) = o, so consecutive tiles partition each row.
     const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T));
+    // Window arithmetic is 32-bit, relative to `base` = output row c's unit r0: the tile's window spans
+    // < T * U + 16 bytes from there. Only the row's base address and the final chunk address are 64-bit.
+    const bool first_tile = tc.r0 == 0, last_tile = rows_left <= T;
+    const unsigned span = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T)) * U;  // bytes of r0..
+    // Bytes from base to the row end, capped (only "more than the window" matters): the clamp of b(r).
+    const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + 16)) * U;
     for (unsigned c = row0; c < out_rows; c += gather16_rows_per_pass) {
-      const std::uint64_t o = out_tile + c * p.out_ld;  // output row c0 + c, unit 0
-      const std::uint64_t row_end = o + p.rows * U;
-      const std::uint64_t b0 = tc.r0 == 0 ? o : std::min(row_end, (o + tc.r0 * U + 15) & ~std::uint64_t{15});
-      const std::uint64_t b1 = rows_left <= T ? row_end
-                                              : std::min(row_end, (o + (tc.r0 + T) * U + 15) & ~std::uint64_t{15});
-      const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * lane;
-      const std::uint64_t lo = std::max(chunk, b0), hi = std::min(chunk + 16, b1);
+      const std::uint64_t base = out_tile + c * p.out_ld + static_cast<std::uint64_t>(tc.r0) * U;
+      const unsigned phase = static_cast<unsigned>(base) & 15;  // base's offset above the 16-byte grid
+      // Window [b0, b1) in bytes from base - phase (a 16-byte boundary); see the boundary rule above.
+      const unsigned b0 = first_tile ? phase : std::min((phase + 15) & ~15u, phase + row_rem);
+      const unsigned b1 = last_tile ? phase + span : std::min((phase + span + 15) & ~15u, phase + row_rem);
+      const unsigned q16 = (b0 & ~15u) + 16 * lane;
+      const unsigned lo = q16 > b0 ? q16 : b0, hi = q16 + 16 < b1 ? q16 + 16 : b1;
       if (lo >= hi) continue;
-      // Unit r (relative to r0) and byte k within it of the first piece; in-tile offsets fit 32 bits.
-      const unsigned d = static_cast<unsigned>(lo - o - static_cast<std::uint64_t>(tc.r0) * U);
+      const std::uint64_t chunk = base - phase + q16;
+      // Unit r (relative to r0) and byte k within it of the first piece.
+      const unsigned d = lo - phase;
       unsigned r = d / U, k = d - r * U;
       const unsigned col = c * U;
       // Byte `ob` of staged row r lives at r * pitch + (ob ^ 4 * row_swizzle(r)) (word-level XOR). Row r's
@@ -477,7 +484,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       unsigned m = (in_tile_lo + r * in_ld_lo) & 15;
       unsigned ob = m + col + k;
       unsigned row_base = r * pitch_bytes, fx = 4 * row_swizzle(r);
-      const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
+      const int t_lo = static_cast<int>(lo - q16) / PieceBytes, t_hi = static_cast<int>(hi - q16) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
       auto gather = [&](auto full) {
         if constexpr (PieceBytes == UnitBytes && decltype(full)::value) {
