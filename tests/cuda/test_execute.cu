@@ -83,6 +83,13 @@ TEST(Transpose2d, MatchesReferenceForEveryElementSizeAndAwkwardShape) {
     for (auto [r, c] : shapes) check(problem{{r, c}, {1, 0}, e, {}, {}});
 }
 
+TEST(Transpose2d, RowsJustPastATileBoundaryOnMisalignedOutputs) {
+  // The gather16 tile before the last one must stop at the row end, not at the 16-byte boundary past it.
+  for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16})
+    for (std::int64_t extra : {1, 2, 3, 5})
+      for (std::int64_t side : {16, 18, 24, 28, 37, 56, 75, 113, 140}) check(problem{{side + extra, 131}, {1, 0}, e, {}, {}});
+}
+
 TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
   for (std::int64_t e : {1, 2, 4, 8, 16}) check(problem{{1024 + 7, 2048 - 3}, {1, 0}, e, {}, {}});
   for (std::int64_t e : {1, 4}) check(problem{{4096, 4099}, {1, 0}, e, {}, {}});
