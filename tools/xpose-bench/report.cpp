@@ -378,7 +378,7 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
     print_line(cells[i]);
   }
   // Errors and notes under the table; reasons why a peer does not apply, one line per reason.
-  std::vector<std::pair<std::string, std::string>> not_applicable;  // (reason, cases)
+  std::vector<std::pair<std::string, std::vector<std::string>>> not_applicable;  // (reason, cases)
   for (const row* r : sel) {
     const std::string who = r->case_name + (r->impl.empty() ? "" : " / " + r->impl);
     if (!r->note.empty()) os << "  note: " << who << ": " << r->note << '\n';
@@ -394,12 +394,22 @@ void print_table(std::ostream& os, const std::string& table, const std::vector<r
       } else if (!m->present && !m->note.empty()) {
         auto it = std::find_if(not_applicable.begin(), not_applicable.end(),
                                [&](const auto& p) { return p.first == m->note; });
-        if (it == not_applicable.end()) not_applicable.emplace_back(m->note, r->case_name);
-        else it->second += ", " + r->case_name;
+        if (it == not_applicable.end()) not_applicable.push_back({m->note, {r->case_name}});
+        else it->second.push_back(r->case_name);
       }
     }
   }
-  for (const auto& [reason, cases] : not_applicable) os << "  n/a: " << reason << ": " << cases << '\n';
+  constexpr std::size_t max_named = 6;  // cases named per reason; the rest are counted
+  for (const auto& [reason, cases] : not_applicable) {
+    os << "  n/a: " << reason << ": ";
+    if (cases.size() == sel.size() && cases.size() > 1) {
+      os << "every row";
+    } else {
+      for (std::size_t i = 0; i < std::min(cases.size(), max_named); ++i) os << (i ? ", " : "") << cases[i];
+      if (cases.size() > max_named) os << " and " << cases.size() - max_named << " more";
+    }
+    os << '\n';
+  }
 }
 
 void write_csv(std::ostream& os, const std::vector<row>& rows, const run_info& info) {
@@ -524,13 +534,13 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
     os << "; worst xpose ratio to memcpy " << fmt("%.3f", worst_gpu.ratio) << " (" << worst_gpu.who << ")";
   os << '\n';
   if (!peers_wrong.empty()) {
-    os << "peers wrong or failed (" << peers_wrong.size()
-       << " rows; not xpose's failures, the exit code ignores them):";
+    os << "peers wrong or failed (" << peers_wrong.size() << (peers_wrong.size() == 1 ? " row" : " rows")
+       << "; not xpose's failures, the exit code ignores them):";
     for (const auto& f : peers_wrong) os << "\n  " << f;
     os << '\n';
   }
   if (!failed.empty()) {
-    os << "FAILED (" << failed.size() << " rows):";
+    os << "FAILED (" << failed.size() << (failed.size() == 1 ? " row):" : " rows):");
     for (const auto& f : failed) os << "\n  " << f;
     os << '\n';
   }
