@@ -24,6 +24,7 @@ they apply (table=torch, impl, time_us, gbps, ratio, verified, memcpy_*, categor
 Usage (on the GPU machine):
   python3 benchmarks/peers/torch_transpose.py --suite 2d --csv torch-2d.csv
   python3 benchmarks/peers/torch_transpose.py --suite 2d --cases 'fp32|rgb8' --reps 20
+  python3 benchmarks/peers/torch_transpose.py --suite 2d --categories skinny --csv torch-skinny.csv
   python3 benchmarks/peers/torch_transpose.py --suite 2d --list        # parse only (no torch needed)
 Exit code: 0 when every row verified, 1 otherwise, 2 for bad arguments or a bad suite.
 """
@@ -399,6 +400,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--suite", default="2d", help="suite name (benchmarks/suites/NAME.txt) or file (default 2d)")
     ap.add_argument("--cases", default="", help="only cases whose name matches this regular expression")
+    ap.add_argument("--categories", default="", help="only these categories (comma-separated)")
     ap.add_argument("--csv", default="", help="write the rows as CSV ('-' = stdout)")
     ap.add_argument("--reps", type=int, default=30, help=f"timed samples, median reported (>= {MIN_REPS})")
     ap.add_argument("--warmup", type=int, default=5, help="untimed runs before the samples")
@@ -414,6 +416,8 @@ def main(argv):
         return 2
     if args.cases:
         cases = [c for c in cases if re.search(args.cases, c.name)]
+    if args.categories:
+        cases = [c for c in cases if c.category in args.categories.split(",")]
     if args.list:
         for c in cases:
             print(f"{c.category or c.table}: {c.name}: {c.shape_string()} axes {c.axes_string()}, {c.elem} B"
