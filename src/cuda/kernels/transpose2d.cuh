@@ -322,7 +322,6 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 
   const unsigned K = SingleWordUnits ? 1u : static_cast<unsigned>(p.unit_words);
   const unsigned in_row_words = static_cast<unsigned>(p.words_tile_cols) * K;   // one tile row, input side
-  const unsigned out_row_words = static_cast<unsigned>(p.words_tile_rows) * K;  // one tile row, output side
   const unsigned pitch = in_row_words + 1;
   const unsigned tile_words = static_cast<unsigned>(p.words_tile_rows) * in_row_words;
 
@@ -382,6 +381,26 @@ struct piece_type<2> { using type = std::uint16_t; };
 template <>
 struct piece_type<4> { using type = std::uint32_t; };
 
+/// A PieceBytes-wide load from shared memory at a 32-bit shared-window address. Explicit `ld.shared`: a
+/// generic pointer into shared memory (what a lambda capture or a byte-pointer cast leaves) costs a window
+/// computation (S2UR SR_CgaCtaId + ULEA on sm_90) per access, which the gathers do once per piece.
+template <int PieceBytes>
+__device__ __forceinline__ std::uint32_t lds_piece(unsigned addr) {
+  std::uint32_t v;
+  if constexpr (PieceBytes == 4) {
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(addr));
+  } else if constexpr (PieceBytes == 2) {
+    unsigned short h;
+    asm volatile("ld.shared.u16 %0, [%1];" : "=h"(h) : "r"(addr));
+    v = h;
+  } else {
+    unsigned short b;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=h"(b) : "r"(addr));
+    v = b & 0xffu;
+  }
+  return v;
+}
+
 inline constexpr int gather16_threads = 256;
 inline constexpr int gather16_lanes = 16;  // lanes per row: chunk q of a row is lane q of a half-warp
 inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
@@ -393,7 +412,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
   using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
-  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(staged);
+  const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const int T = static_cast<int>(p.words_tile_rows);  // square tiles
@@ -493,15 +512,14 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
           for (int tp = 0; tp < pieces; ++tp) {
             const unsigned mt = (m + tp * in_ld_mod16) & 15;
             const unsigned addr = row_base + tp * pitch_bytes + ((mt + col) ^ (4 * row_swizzle(r + tp)));
-            const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + addr);
+            const std::uint32_t val = lds_piece<PieceBytes>(staged_base + addr);
             w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
           }
-          return;
-        }
+        } else {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (!decltype(full)::value && (tp < t_lo || tp >= t_hi)) continue;
-          const std::uint32_t val = *reinterpret_cast<const piece*>(staged_bytes + row_base + (ob ^ fx));
+          const std::uint32_t val = lds_piece<PieceBytes>(staged_base + row_base + (ob ^ fx));
           w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
           auto next_unit = [&] {  // next staged row, with its own misalignment
             ++r;
@@ -520,6 +538,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
               next_unit();
             }
           }
+        }
         }
       };
       if (t_lo == 0 && t_hi == pieces) gather(std::true_type{});
@@ -555,7 +574,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
   using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + window shift (batched_flat_smem)
-  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(flat_staged);
+  const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(flat_staged));
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const unsigned R = static_cast<unsigned>(p.rows), C = static_cast<unsigned>(p.cols);
@@ -615,8 +634,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       for (int tp = 0; tp < pieces; ++tp) {
         if (tp < t_lo || tp >= t_hi) continue;
         const unsigned off = mat + (rr * C + cc) * U + k;
-        w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + off)}
-                                  << (8 * ((tp * PieceBytes) % 4));
+        w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
         k += PieceBytes;
         if (k == U) {  // next unit of the output row; carry into the next row, then the next matrix
           k = 0;
@@ -653,7 +671,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
   using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t skinny_staged[];
-  const unsigned char* staged_bytes = reinterpret_cast<const unsigned char*>(skinny_staged);
+  const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(skinny_staged));
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const std::int64_t span = p.skinny_span;
 
@@ -729,8 +747,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (tp < t_lo || tp >= t_hi) continue;
-          w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + addr)}
-                                    << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + addr) << (8 * ((tp * PieceBytes) % 4));
           kb += PieceBytes;
           addr += PieceBytes;
           if (kb == U) {  // next unit: the next (contiguous) input row
@@ -788,8 +805,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (tp < t_lo || tp >= t_hi) continue;
-          w[tp * PieceBytes / 4] |= std::uint32_t{*reinterpret_cast<const piece*>(staged_bytes + addr)}
-                                    << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + addr) << (8 * ((tp * PieceBytes) % 4));
           kb += PieceBytes;
           addr += PieceBytes;
           if (kb == U) {  // next unit: next input row, or the first row of the next output row
