@@ -401,6 +401,34 @@ __device__ __forceinline__ std::uint32_t lds_piece(unsigned addr) {
   return v;
 }
 
+/// 16 bytes at the aligned address `chunk`; bytewise where the chunk leaves [lo, hi) (the input view), so a
+/// view's first and last chunks never read outside it.
+__device__ __forceinline__ uint4 load_chunk(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
+  if (chunk >= lo && chunk + 16 <= hi) return __ldg(reinterpret_cast<const uint4*>(chunk));
+  std::uint32_t w[4] = {0, 0, 0, 0};
+  for (int b = 0; b < 16; ++b)
+    if (chunk + b >= lo && chunk + b < hi)
+      w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+/// Stores pieces [t_lo, t_hi) of the 16 bytes `w` at the aligned address `chunk`: one 16-byte store when
+/// all of them, PieceBytes-wide stores at a window's edges.
+template <int PieceBytes>
+__device__ __forceinline__ void store_chunk(std::uint64_t chunk, int t_lo, int t_hi, const std::uint32_t (&w)[4]) {
+  using piece = typename piece_type<PieceBytes>::type;
+  constexpr int pieces = 16 / PieceBytes;
+  if (t_lo == 0 && t_hi == pieces) {
+    *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+    return;
+  }
+#pragma unroll
+  for (int tp = 0; tp < pieces; ++tp)
+    if (tp >= t_lo && tp < t_hi)
+      *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
+          static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
+}
+
 inline constexpr int gather16_threads = 256;
 inline constexpr int gather16_lanes = 16;  // lanes per row: chunk q of a row is lane q of a half-warp
 inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
@@ -409,7 +437,6 @@ inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
 /// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
 template <int PieceBytes, int UnitBytes>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
-  using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
@@ -451,15 +478,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
         const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * lane;
         v[s] = make_uint4(0, 0, 0, 0);
         if (i >= staged_rows || chunk >= a + row_bytes) continue;
-        if (chunk >= p.in_lo && chunk + 16 <= p.in_hi) {
-          v[s] = __ldg(reinterpret_cast<const uint4*>(chunk));
-        } else {  // the view's first or last chunk: bytewise, never outside the view
-          std::uint32_t w[4] = {0, 0, 0, 0};
-          for (int b = 0; b < 16; ++b)
-            if (chunk + b >= p.in_lo && chunk + b < p.in_hi)
-              w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-          v[s] = make_uint4(w[0], w[1], w[2], w[3]);
-        }
+        v[s] = load_chunk(chunk, p.in_lo, p.in_hi);
       }
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
@@ -543,15 +562,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       };
       if (t_lo == 0 && t_hi == pieces) gather(std::true_type{});
       else gather(std::false_type{});
-      if (t_lo == 0 && t_hi == pieces) {
-        *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
-      } else {
-#pragma unroll
-        for (int tp = 0; tp < pieces; ++tp)
-          if (tp >= t_lo && tp < t_hi)
-            *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
-                static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
-      }
+      store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
     }
   }
 }
@@ -571,7 +582,6 @@ inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s, bool align
 
 template <int PieceBytes, int UnitBytes>
 __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat_kernel(const transpose2d_params p) {
-  using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + window shift (batched_flat_smem)
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(flat_staged));
@@ -601,15 +611,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
     __syncthreads();  // the previous tile's gathers are done with `staged`
     for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
-      if (chunk >= in_base && chunk + 16 <= in_base + total) {
-        flat_staged[q] = __ldg(reinterpret_cast<const uint4*>(chunk));
-      } else {  // first or last chunk of the whole batch: bytewise, never outside it
-        std::uint32_t w[4] = {0, 0, 0, 0};
-        for (int b = 0; b < 16; ++b)
-          if (chunk + b >= in_base && chunk + b < in_base + total)
-            w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-        flat_staged[q] = make_uint4(w[0], w[1], w[2], w[3]);
-      }
+      flat_staged[q] = load_chunk(chunk, in_base, in_base + total);  // the batch's ends: bytewise
     }
     __syncthreads();
 
@@ -647,15 +649,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
           }
         }
       }
-      if (t_lo == 0 && t_hi == pieces) {
-        *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
-      } else {
-#pragma unroll
-        for (int tp = 0; tp < pieces; ++tp)
-          if (tp >= t_lo && tp < t_hi)
-            *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
-                static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
-      }
+      store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
     }
   }
 }
@@ -668,34 +662,11 @@ inline constexpr int skinny_tile_bytes = 16384;  // data bytes per tile, before 
 
 template <int PieceBytes, int UnitBytes, bool AosToSoa>
 __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(const transpose2d_params p) {
-  using piece = typename piece_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t skinny_staged[];
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(skinny_staged));
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const std::int64_t span = p.skinny_span;
-
-  // Loads 16 bytes at `chunk` (aligned), bytewise where the chunk leaves the input view.
-  auto load16 = [&](std::uint64_t chunk) {
-    if (chunk >= p.in_lo && chunk + 16 <= p.in_hi) return __ldg(reinterpret_cast<const uint4*>(chunk));
-    std::uint32_t w[4] = {0, 0, 0, 0};
-    for (int b = 0; b < 16; ++b)
-      if (chunk + b >= p.in_lo && chunk + b < p.in_hi)
-        w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-    return make_uint4(w[0], w[1], w[2], w[3]);
-  };
-  // Stores the pieces [t_lo, t_hi) of w at `chunk`: one 16-byte store when whole.
-  auto store16 = [&](std::uint64_t chunk, int t_lo, int t_hi, const std::uint32_t (&w)[4]) {
-    if (t_lo == 0 && t_hi == pieces) {
-      *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
-      return;
-    }
-#pragma unroll
-    for (int tp = 0; tp < pieces; ++tp)
-      if (tp >= t_lo && tp < t_hi)
-        *reinterpret_cast<piece*>(chunk + tp * PieceBytes) =
-            static_cast<piece>(w[tp * PieceBytes / 4] >> (8 * ((tp * PieceBytes) % 4)));
-  };
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     std::uint64_t tile = 0;
@@ -718,7 +689,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
       const std::uint64_t a0 = a & ~std::uint64_t{15};
       const unsigned chunks = static_cast<unsigned>((a + staged_rows * row_bytes - a0 + 15) / 16);
       for (unsigned q = threadIdx.x; q < chunks; q += skinny_threads) {
-        const uint4 v = load16(a0 + 16 * std::uint64_t{q});
+        const uint4 v = load_chunk(a0 + 16 * std::uint64_t{q}, p.in_lo, p.in_hi);
         skinny_staged[4 * q + 0] = v.x, skinny_staged[4 * q + 1] = v.y;
         skinny_staged[4 * q + 2] = v.z, skinny_staged[4 * q + 3] = v.w;
       }
@@ -755,7 +726,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
             addr += static_cast<unsigned>(row_bytes) - U;
           }
         }
-        store16(chunk, t_lo, t_hi, w);
+        store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
       }
     } else {
       // Input: k = rows long rows of `cols` units. Output: rows c of k units, contiguous (out_ld = k U).
@@ -772,7 +743,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
         const std::uint64_t a = first + r * p.in_ld;
         const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
         if (chunk >= a + static_cast<std::uint64_t>(staged_cols) * U) continue;
-        const uint4 v = load16(chunk);
+        const uint4 v = load_chunk(chunk, p.in_lo, p.in_hi);
         std::uint32_t* dst = skinny_staged + r * pitch + 4 * static_cast<unsigned>(j);
         dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
       }
@@ -817,7 +788,7 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
             addr = addr_of(r, cc, 0);
           }
         }
-        store16(chunk, t_lo, t_hi, w);
+        store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
       }
     }
   }
