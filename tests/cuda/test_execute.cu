@@ -93,7 +93,7 @@ TEST(Transpose2d, RowsJustPastATileBoundaryOnMisalignedOutputs) {
 TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
   for (std::int64_t e : {1, 2, 4, 8, 16}) check(problem{{1024 + 7, 2048 - 3}, {1, 0}, e, {}, {}});
   for (std::int64_t e : {1, 4}) check(problem{{4096, 4099}, {1, 0}, e, {}, {}});
-  // Enough tiles for the regular vec16 tiles (small problems take half-width ones): both policies run.
+  // Aligned sizes with enough tiles for vec16 at every unit size.
   check(problem{{4096, 4096}, {1, 0}, 1, {}, {}});
   for (std::int64_t e : {2, 4, 8, 16}) check(problem{{2048, 4096}, {1, 0}, e, {}, {}});
 }

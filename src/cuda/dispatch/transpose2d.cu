@@ -55,23 +55,13 @@ bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit)
   }
 }
 
-template <int UnitBytes, class Policy>
-status launch_vec16_with(transpose2d_params p, cudaStream_t stream) {
-  using S = vec16_shape<UnitBytes, Policy>;
+template <int UnitBytes>
+status launch_vec16(transpose2d_params p, cudaStream_t stream) {
+  using S = vec16_shape<UnitBytes>;
   set_tiles(p, S::tile_rows, S::tile_cols);
-  transpose2d_vec16_kernel<UnitBytes, Policy><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
+  transpose2d_vec16_kernel<UnitBytes><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_vec16 launch");
   return status::ok();
-}
-
-// Regular tiles, or half-width ones when the regular tiles would leave SMs with few blocks.
-template <int UnitBytes>
-status launch_vec16(const transpose2d_params& p, cudaStream_t stream, const device_info& dev) {
-  using S = vec16_shape<UnitBytes>;
-  const std::int64_t tiles = ceil_div(p.rows, S::tile_rows) * ceil_div(p.cols, S::tile_cols) * p.tiles_total;
-  if (tiles < static_cast<std::int64_t>(vec16_small_tiles_per_sm) * dev.sm_count)
-    return launch_vec16_with<UnitBytes, transpose2d_vec16_small_policy<UnitBytes>>(p, stream);
-  return launch_vec16_with<UnitBytes, transpose2d_vec16_policy<UnitBytes>>(p, stream);
 }
 
 template <int WordBytes>
@@ -198,7 +188,7 @@ status launch_skinny(transpose2d_params p, std::int64_t unit, cudaStream_t strea
 }  // namespace
 
 status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
-                          const device_info& dev) {
+                          const device_info&) {
   const std::int64_t wb = g.word_bytes;
   const std::int64_t unit = g.elem_words * wb;
   if (unit > 64) return status(status_code::internal, "transpose2d unit larger than 64 bytes");
@@ -267,11 +257,11 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   }
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     switch (unit) {
-      case 1: return launch_vec16<1>(p, stream, dev);
-      case 2: return launch_vec16<2>(p, stream, dev);
-      case 4: return launch_vec16<4>(p, stream, dev);
-      case 8: return launch_vec16<8>(p, stream, dev);
-      case 16: return launch_vec16<16>(p, stream, dev);
+      case 1: return launch_vec16<1>(p, stream);
+      case 2: return launch_vec16<2>(p, stream);
+      case 4: return launch_vec16<4>(p, stream);
+      case 8: return launch_vec16<8>(p, stream);
+      case 16: return launch_vec16<16>(p, stream);
       default: break;
     }
   }

@@ -41,21 +41,6 @@ struct transpose2d_vec16_policy<16> {
   static constexpr int mr = 32, mc = 32, per_thread = 4;
 };
 
-/// Small problems: when the regular tiles would not give every SM a few blocks (1024^2 fp32 is 256 tiles of
-/// 64 x 64 for 132 SMs), tiles half as wide along c (same MR, MC / 2; MC stays >= 8 so the swizzle still
-/// spreads 8 chunks). H100, 1024^2 fp32, scratch sweep without buffer rotation: 64 x 32 tiles 1.04 of memcpy
-/// vs 0.94 for 64 x 64. 1-byte units keep their tile (MC = 8 already).
-template <int UnitBytes>
-struct transpose2d_vec16_small_policy {
-  using base = transpose2d_vec16_policy<UnitBytes>;
-  static constexpr int mr = base::mr;
-  static constexpr int mc = base::mc >= 16 ? base::mc / 2 : base::mc;
-  static constexpr int per_thread = base::per_thread;
-};
-
-/// "A few blocks per SM": below this many regular tiles per SM the small policy is used.
-inline constexpr int vec16_small_tiles_per_sm = 4;
-
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
 ///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
