@@ -1,85 +1,51 @@
 // transpose2d on the CPU: a batch of rows x cols -> cols x rows transposes of units of
-// elem_words x word_bytes bytes, cache-blocked.
+// elem_words x word_bytes bytes, cache-blocked, with register micro-kernels of the active SIMD level.
 //
-// Each plane is cut into tiles of tile_r x tile_c units, small enough that the input lines a tile reads and
-// the output lines it writes stay in L1/L2 until every unit of each line has been used (a naive loop
-// fetches a whole line per unit on its strided side). Tasks are (batch item, tile row, tile column) in
-// row-major order; each thread takes a contiguous slice, walked with a cursor so that no task pays for a
-// division. Inside a tile, the micro-kernels of microkernels_scalar.hpp move the units: the word sizes
-// (1, 2, 4, 8, 16 bytes) and the common odd element sizes get a compile-time kernel, every other unit
-// size a word-by-word copy per unit.
+// The micro-kernel: the level's kernel for 1, 2, 4, 8 and 16-byte units (kernel_table.hpp, simd_tile.hpp),
+// the portable one for the other sizes (microkernels_scalar.cpp). The macro-kernel (this file) cuts planes
+// into tiles that fit L1 (tuning_cpu.hpp), the micro-kernel storing straight into the output.
+//
+// Tasks are tiles; each thread takes one contiguous slice of them, walked with a cursor so that no task
+// pays for a division.
 #include <algorithm>
 #include <cstdint>
 
 #include "cpu/batch_cursor.hpp"
+#include "cpu/cpu_features.hpp"
+#include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
-#include "cpu/microkernels_scalar.hpp"
 #include "cpu/threads.hpp"
+#include "cpu/tuning_cpu.hpp"
 
 namespace xpose::detail {
 
 namespace {
 
-struct tiling {
-  std::int64_t tile_r = 1, tile_c = 1;  // units per tile side
-  std::int64_t tiles_r = 0, tiles_c = 0;
+struct plane_geometry {
+  std::int64_t rows, cols, unit, words;
+  std::int64_t in_rs, out_rs;  // bytes between rows
 };
 
-// Tile sides in units. `side` is the square tile for the unit size (tile_side below). A plane thinner than
-// the square keeps the tile's area by stretching the other side, so that a 3 x 1e6 (SoA -> AoS) problem
-// still moves thousands of units per task rather than 3 x side. Stretched sides are rounded up to the
-// micro-kernel block `m` so that only plane edges take the narrower blocks.
-tiling choose_tiling(std::int64_t rows, std::int64_t cols, std::int64_t side, std::int64_t m) {
-  tiling t;
-  const std::int64_t area = side * side;
-  t.tile_r = std::min(rows, side);
-  t.tile_c = std::min(cols, side);
-  if (rows < side) t.tile_c = std::min(cols, (area / std::max<std::int64_t>(rows, 1) + m - 1) / m * m);
-  if (cols < side) t.tile_r = std::min(rows, (area / std::max<std::int64_t>(cols, 1) + m - 1) / m * m);
-  t.tile_r = std::max<std::int64_t>(t.tile_r, 1);
-  t.tile_c = std::max<std::int64_t>(t.tile_c, 1);
-  t.tiles_r = (rows + t.tile_r - 1) / t.tile_r;
-  t.tiles_c = (cols + t.tile_c - 1) / t.tile_c;
-  return t;
-}
-
-// Square tile side (units) for a unit of `unit_bytes` bytes: the largest power of two whose tile holds at
-// most 32 KiB (1 B: 128, 4 B: 64, 16 B: 32). Measured on the 2-core EPYC dev box (48 KiB L1, 1 MiB L2 per
-// core) with 4096^2 1-byte, 2048^2 4-byte and 1024^2 16-byte transposes: 8 and 16 KiB tiles lose up to 20 %,
-// 64 KiB gains nothing.
-std::int64_t tile_side(std::int64_t unit_bytes) {
-  constexpr std::int64_t tile_bytes = std::int64_t{32} << 10;
-  std::int64_t side = 8;
-  while (4 * side * side * unit_bytes <= tile_bytes) side *= 2;
-  return side;
-}
-
-// Runs every tile of the plan. `Kernel` moves one tile: kernel(in, out, nr, nc) with pointers at the tile's
-// first unit on each side.
-template <class Kernel>
-void run_tiles(const plan_geometry& g, const unsigned char* in, unsigned char* out, int threads, std::int64_t m,
-               const Kernel& kernel) {
+// Cached mode: every tile (tile_r x tile_c) stored straight to the output; tasks in (item, tile row,
+// tile column) order.
+void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose_tuning& t, const tile_kernel& k,
+                const unsigned char* in, unsigned char* out, int threads) {
   const std::int64_t wb = g.word_bytes;
-  const std::int64_t unit = g.elem_words * wb;
-  const std::int64_t in_rs = g.in_ld * wb, out_rs = g.out_ld * wb;
+  const std::int64_t tiles_r = (p.rows + t.tile_r - 1) / t.tile_r, tiles_c = (p.cols + t.tile_c - 1) / t.tile_c;
+  const std::int64_t per_item = tiles_r * tiles_c;
   const std::int64_t items = g.batch_count();
-  const tiling t = choose_tiling(g.rows, g.cols, tile_side(unit), m);
-  const std::int64_t per_item = t.tiles_r * t.tiles_c;
-  const std::int64_t tasks = items * per_item;  // <= units in the problem: fits
-  const int nt = resolve_threads(threads, items * g.rows * g.cols * unit, tasks);
-
-  parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
+  const int nt = resolve_threads(threads, items * p.rows * p.cols * p.unit, items * per_item);
+  parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
     batch_cursor b(g, begin / per_item);
-    std::int64_t tr = begin % per_item / t.tiles_c;
-    std::int64_t tc = begin % t.tiles_c;
+    std::int64_t tr = begin % per_item / tiles_c, tc = begin % tiles_c;
     for (std::int64_t task = begin; task < end; ++task) {
       const std::int64_t r0 = tr * t.tile_r, c0 = tc * t.tile_c;
-      const std::int64_t nr = std::min(t.tile_r, g.rows - r0), nc = std::min(t.tile_c, g.cols - c0);
-      kernel(in + b.in_offset() * wb + r0 * in_rs + c0 * unit, out + b.out_offset() * wb + c0 * out_rs + r0 * unit,
-             nr, nc);
-      if (++tc == t.tiles_c) {
+      const std::int64_t nr = std::min(t.tile_r, p.rows - r0), nc = std::min(t.tile_c, p.cols - c0);
+      k.tile(in + b.in_offset() * wb + r0 * p.in_rs + c0 * p.unit, p.in_rs,
+             out + b.out_offset() * wb + c0 * p.out_rs + r0 * p.unit, p.out_rs, nr, nc, p.words, nullptr);
+      if (++tc == tiles_c) {
         tc = 0;
-        if (++tr == t.tiles_r) {
+        if (++tr == tiles_r) {
           tr = 0;
           b.next();
         }
@@ -88,26 +54,15 @@ void run_tiles(const plan_geometry& g, const unsigned char* in, unsigned char* o
   });
 }
 
-// Micro-kernel block sides: 8 x 8 units up to 4 bytes (a block of at most 256 bytes, 16 SSE registers),
-// 4 x 4 for larger units.
-template <class W>
-constexpr int block_side = sizeof(W) <= 4 ? 8 : 4;
-
-template <class W>
-void run_fixed(const plan_geometry& g, const unsigned char* in, unsigned char* out, int threads) {
-  constexpr int m = block_side<W>;
-  const std::int64_t in_rs = g.in_ld * g.word_bytes, out_rs = g.out_ld * g.word_bytes;
-  run_tiles(g, in, out, threads, m, [=](const unsigned char* src, unsigned char* dst, std::int64_t nr, std::int64_t nc) {
-    transpose_tile<W, m>(src, in_rs, dst, out_rs, nr, nc);
-  });
-}
-
-template <class W>
-void run_words(const plan_geometry& g, const unsigned char* in, unsigned char* out, int threads) {
-  const std::int64_t in_rs = g.in_ld * g.word_bytes, out_rs = g.out_ld * g.word_bytes, words = g.elem_words;
-  run_tiles(g, in, out, threads, 1, [=](const unsigned char* src, unsigned char* dst, std::int64_t nr, std::int64_t nc) {
-    transpose_tile_words<W>(src, in_rs, dst, out_rs, nr, nc, words);
-  });
+int log2_pow2_unit(std::int64_t unit) {
+  switch (unit) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    case 16: return 4;
+    default: return -1;
+  }
 }
 
 }  // namespace
@@ -117,31 +72,20 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
   auto* out = static_cast<unsigned char*>(out_v);
   if (g.rows == 0 || g.cols == 0 || g.elem_words == 0 || g.batch_count() == 0) return;
 
-  // Unit sizes with a compile-time kernel: the five word sizes, and the odd sizes that common element
-  // types produce (RGB8 = 3, 3 x fp16 = 6, xyz fp32 = 12, 3 x fp64 = 24, 2..4 x 16-byte words). Every
-  // other size (long rows the planner turned into units, up to 64 bytes) copies units word by word.
-  switch (g.elem_words * g.word_bytes) {
-    case 1: return run_fixed<std::uint8_t>(g, in, out, threads);
-    case 2: return run_fixed<std::uint16_t>(g, in, out, threads);
-    case 4: return run_fixed<std::uint32_t>(g, in, out, threads);
-    case 8: return run_fixed<std::uint64_t>(g, in, out, threads);
-    case 16: return run_fixed<unit_bytes<16>>(g, in, out, threads);
-    case 3: return run_fixed<unit_bytes<3>>(g, in, out, threads);
-    case 6: return run_fixed<unit_bytes<6>>(g, in, out, threads);
-    case 12: return run_fixed<unit_bytes<12>>(g, in, out, threads);
-    case 24: return run_fixed<unit_bytes<24>>(g, in, out, threads);
-    case 32: return run_fixed<unit_bytes<32>>(g, in, out, threads);
-    case 48: return run_fixed<unit_bytes<48>>(g, in, out, threads);
-    case 64: return run_fixed<unit_bytes<64>>(g, in, out, threads);
-    default: break;
-  }
-  switch (g.word_bytes) {
-    case 1: return run_words<std::uint8_t>(g, in, out, threads);
-    case 2: return run_words<std::uint16_t>(g, in, out, threads);
-    case 4: return run_words<std::uint32_t>(g, in, out, threads);
-    case 8: return run_words<std::uint64_t>(g, in, out, threads);
-    default: return run_words<unit_bytes<16>>(g, in, out, threads);
-  }
+  plane_geometry p{};
+  p.rows = g.rows;
+  p.cols = g.cols;
+  p.unit = g.elem_words * g.word_bytes;
+  p.words = g.elem_words;
+  p.in_rs = g.in_ld * g.word_bytes;
+  p.out_rs = g.out_ld * g.word_bytes;
+
+  const isa_kernels& isa = kernels_for(active_cpu_isa());
+  const int lg = log2_pow2_unit(p.unit);
+  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg] : scalar_unit_kernel(p.unit, g.word_bytes);
+
+  const transpose_tuning t = choose_transpose_tuning(p.rows, p.cols, p.unit, k.block_rows, k.block_cols);
+  run_cached(g, p, t, k, in, out, threads);
 }
 
 }  // namespace xpose::detail

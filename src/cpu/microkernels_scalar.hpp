@@ -1,6 +1,7 @@
 // Portable micro-kernels of the CPU transpose: plain loops over blocks whose sides are compile-time
-// constants, so that the compiler unrolls them completely and keeps the block in registers. No intrinsics
-// (SIMD twins arrive later in microkernels_{avx2,avx512}).
+// constants, so that the compiler unrolls them completely and keeps the block in registers. No intrinsics:
+// this is the `scalar` level, and the kernel of every level for unit sizes other than 1, 2, 4, 8, 16 bytes
+// (microkernels_scalar.cpp wraps them as tile functions; the SIMD levels are simd_tile.hpp).
 //
 // Conventions shared by all kernels here: `in` points at unit (r, c) = (0, 0) of the input block, whose
 // rows are `in_rs` bytes apart and whose units are contiguous along a row; `out` points at unit (0, 0) of

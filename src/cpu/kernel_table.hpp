@@ -1,0 +1,69 @@
+// The interface between the CPU macro-kernels (compiled for the baseline ISA) and the micro-kernels of one
+// SIMD level (each compiled in its own translation unit with that level's flags, microkernels_<isa>.cpp).
+// The macro-kernels only call through these pointers, after checking the level with cpu_features.hpp, so
+// that no instruction of a higher level runs on a CPU without it.
+#pragma once
+
+#include <cstdint>
+
+#include "cpu/cpu_features.hpp"
+
+namespace xpose::detail {
+
+/// Software prefetch of a rectangle of input (the next tile) into L2, spread over the blocks of the current
+/// one: a kernel advances it by `per_block` lines after each block. Rows of `row_bytes` bytes, `rs` apart;
+/// `p`/`end` walk the current row's lines. Plain data: each level steps it with its own code.
+struct prefetch_cursor {
+  const unsigned char* next_row = nullptr;  ///< the first row not started yet
+  std::int64_t rs = 0, row_bytes = 0;
+  std::int64_t rows_left = 0;  ///< rows not started yet
+  std::int64_t per_block = 0;
+  std::uintptr_t p = 0, end = 0;
+};
+
+/// Transposes an nr x nc tile of units: out + c * out_rs + r * unit  <-  in + r * in_rs + c * unit, for
+/// r < nr, c < nc (byte offsets; any alignment). `words` is the unit size in words for the word-by-word
+/// kernel; the fixed-size kernels ignore it. Plain (cached) stores. `pf` (may be null) is stepped once per
+/// block.
+using tile_fn = void (*)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                         std::int64_t nr, std::int64_t nc, std::int64_t words, prefetch_cursor* pf);
+
+/// One unit size's kernel at one level. `block_rows` x `block_cols` is its register block (the tiling
+/// rounds tiles to it); a null `tile` means the level has no kernel of its own for this size.
+struct tile_kernel {
+  tile_fn tile = nullptr;
+  int block_rows = 1;
+  int block_cols = 1;
+  /// The same with non-temporal stores for full blocks, when each of their stores is one whole 64-byte line
+  /// (block_rows x unit == 64) at a 64-byte aligned address if `out` and `out_rs` are; null otherwise.
+  /// Ragged edges still use plain stores.
+  tile_fn tile_stream = nullptr;
+};
+
+/// Everything one SIMD level provides. Unit sizes are indexed by log2: 1, 2, 4, 8, 16 bytes.
+struct isa_kernels {
+  cpu_isa isa = cpu_isa::scalar;
+  tile_kernel pow2[5];
+
+  /// Non-temporal copy of `lines` 64-byte lines to a 64-byte-aligned `dst` from any `src`; null when the
+  /// level has no streaming stores (scalar). Weakly ordered: call `fence` before other threads may read.
+  void (*stream_lines)(unsigned char* dst, const unsigned char* src, std::int64_t lines) = nullptr;
+  /// Orders the calling thread's non-temporal stores before its later stores (sfence).
+  void (*fence)() = nullptr;
+};
+
+/// The kernels of each level. A level that this build or CPU lacks is never asked for
+/// (kernels_for() checks cpu_isa_supported first).
+const isa_kernels& kernels_scalar() noexcept;
+const isa_kernels& kernels_sse2() noexcept;
+const isa_kernels& kernels_avx2() noexcept;
+const isa_kernels& kernels_avx512() noexcept;
+
+/// The kernels of `isa`, which must be supported (cpu_isa_supported).
+const isa_kernels& kernels_for(cpu_isa isa) noexcept;
+
+/// The portable kernel for any unit size (`unit_bytes` = elem_words x word_bytes): a compile-time kernel for
+/// the word sizes and the common odd sizes (3, 6, 12, 24, 32, 48, 64 bytes), word by word for the rest.
+tile_kernel scalar_unit_kernel(std::int64_t unit_bytes, std::int64_t word_bytes) noexcept;
+
+}  // namespace xpose::detail

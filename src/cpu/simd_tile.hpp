@@ -1,0 +1,175 @@
+// The register micro-kernels shared by every SIMD level, written once against a small vector interface
+// (`Isa` below) and compiled once per level: microkernels_{sse2,avx2,avx512}.cpp each define the interface
+// with their intrinsics and include this file inside their own namespace, so that no inline function of a
+// higher level is ever merged (ODR) into code that runs on a lower one. Include only from those files, and
+// only after <cstdint> and <cstring>.
+//
+// The transpose of a block of U-byte units (U = 1, 2, 4, 8, 16) in registers, L = Isa::lanes 128-bit lanes
+// per vector, n = 16 / U units per lane:
+//
+//  1. In-lane: n rows are loaded; log2(n) rounds of the perfect shuffle
+//         v'[2i] = unpacklo_U(v[i], v[i + n/2]),  v'[2i+1] = unpackhi_U(v[i], v[i + n/2])
+//     transpose each lane's n x n sub-block independently (unpack never crosses lanes). Example n = 4
+//     (4-byte units, rows a b c d): round 1 gives a0c0a1c1 a2c2a3c3 b0d0b1d1 b2d2b3d3, round 2 gives
+//     a0b0c0d0 a1b1c1d1 a2b2c2d2 a3b3c3d3. Lane l of v[i] is then output row l*n + i (16 bytes).
+//  2. Cross-lane ("full" blocks): L groups of n rows are transposed in-lane; for each i, the L vectors
+//     v_0[i] .. v_{L-1}[i] swap lanes as an L x L transpose (Isa::transpose_lanes), so that vector l holds
+//     the whole output row l*n + i: a square block of L*n rows, every store a full vector.
+//     Without it ("lane" blocks, when L*n rows would not fit the register file: bytes and 2-byte units on
+//     AVX-512, bytes on AVX2), a block is n rows x L*n columns and every lane is stored on its own.
+//
+// Isa provides: `vec`, `lanes`, `full_max_rows` (the largest full block that fits the register file),
+// load(p), store(p, v), store_lane<l>(p, v) (16 bytes of lane l), unpacklo<U>(a, b), unpackhi<U>(a, b)
+// (in-lane interleave of U-byte units, U <= 8), and transpose_lanes(v[lanes]).
+
+namespace simd {
+
+template <class Isa, int U>
+struct block_shape {
+  static constexpr int n = 16 / U;                                  // units per lane
+  static constexpr bool full = n * Isa::lanes <= Isa::full_max_rows;  // cross-lane square block?
+  static constexpr int rows = full ? n * Isa::lanes : n;
+  static constexpr int cols = n * Isa::lanes;
+};
+
+// log2(n) perfect-shuffle rounds on v[0..n) (see the file comment).
+template <class Isa, int U, int N>
+inline void transpose_in_lanes(typename Isa::vec* v) {
+  if constexpr (N > 1 && U < 16) {
+    typename Isa::vec t[N];
+    for (int round = 1; round < N; round *= 2) {
+#pragma GCC unroll 16
+      for (int i = 0; i < N / 2; ++i) {
+        t[2 * i] = Isa::template unpacklo<U>(v[i], v[i + N / 2]);
+        t[2 * i + 1] = Isa::template unpackhi<U>(v[i], v[i + N / 2]);
+      }
+#pragma GCC unroll 16
+      for (int i = 0; i < N; ++i) v[i] = t[i];
+    }
+  }
+}
+
+template <class Isa, int... L>
+inline void store_lanes(std::integer_sequence<int, L...>, typename Isa::vec v, unsigned char* out, std::int64_t step) {
+  (Isa::template store_lane<L>(out + L * step, v), ...);
+}
+
+/// One block_shape<Isa, U> block: rows x cols units from `in` (rows in_rs bytes apart) to `out` (cols rows
+/// of `rows` units, out_rs bytes apart).
+template <class Isa, int U, bool Stream = false>
+inline void transpose_block(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs) {
+  using shape = block_shape<Isa, U>;
+  using vec = typename Isa::vec;
+  constexpr int n = shape::n, lanes = Isa::lanes;
+  if constexpr (shape::full) {
+    vec v[lanes][n];
+#pragma GCC unroll 16
+    for (int g = 0; g < lanes; ++g) {
+#pragma GCC unroll 16
+      for (int i = 0; i < n; ++i) v[g][i] = Isa::load(in + (g * n + i) * in_rs);
+      transpose_in_lanes<Isa, U, n>(v[g]);
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i) {
+      vec w[lanes];
+#pragma GCC unroll 4
+      for (int g = 0; g < lanes; ++g) w[g] = v[g][i];
+      Isa::transpose_lanes(w);
+#pragma GCC unroll 4
+      for (int l = 0; l < lanes; ++l) {
+        if constexpr (Stream) Isa::stream(out + (l * n + i) * out_rs, w[l]);
+        else Isa::store(out + (l * n + i) * out_rs, w[l]);
+      }
+    }
+  } else {
+    vec v[n];
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i) v[i] = Isa::load(in + i * in_rs);
+    transpose_in_lanes<Isa, U, n>(v);
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i)
+      store_lanes<Isa>(std::make_integer_sequence<int, lanes>{}, v[i], out + i * out_rs, n * out_rs);
+  }
+}
+
+/// Issues the next pf->per_block prefetches of `pf` (prefetch_cursor in kernel_table.hpp) into L2.
+inline void prefetch_step(prefetch_cursor* pf) {
+  if (pf == nullptr) return;
+  for (std::int64_t i = 0; i < pf->per_block; ++i) {
+    if (pf->p >= pf->end) {
+      if (pf->rows_left == 0) return;
+      const auto row = reinterpret_cast<std::uintptr_t>(pf->next_row);
+      pf->p = row & ~std::uintptr_t{63};
+      pf->end = row + static_cast<std::uintptr_t>(pf->row_bytes);
+      pf->next_row += pf->rs;
+      --pf->rows_left;
+    }
+    _mm_prefetch(reinterpret_cast<const char*>(pf->p), _MM_HINT_T1);
+    pf->p += 64;
+  }
+}
+
+/// Units of a ragged edge, one by one.
+template <int U>
+inline void transpose_units(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                            std::int64_t nr, std::int64_t nc) {
+  for (std::int64_t c = 0; c < nc; ++c)
+    for (std::int64_t r = 0; r < nr; ++r) std::memcpy(out + c * out_rs + r * U, in + r * in_rs + c * U, U);
+}
+
+/// An nr x nc tile (tile_fn of kernel_table.hpp) in blocks, column strip by column strip: the block_cols
+/// output rows of a strip are written from the first to the last input row before the next strip starts,
+/// so each output line is completed while it is still in L1. Ragged right and bottom edges unit by unit.
+template <class Isa, int U, bool Stream = false>
+void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                    std::int64_t nr, std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
+  using shape = block_shape<Isa, U>;
+  constexpr int br = shape::rows, bc = shape::cols;
+  const std::int64_t full_r = nr / br * br, full_c = nc / bc * bc;
+  for (std::int64_t c = 0; c < full_c; c += bc) {
+    const unsigned char* src = in + c * U;
+    unsigned char* dst = out + c * out_rs;
+    for (std::int64_t r = 0; r < full_r; r += br) {
+      transpose_block<Isa, U, Stream>(src + r * in_rs, in_rs, dst + r * U, out_rs);
+      prefetch_step(pf);
+    }
+    if (full_r < nr) transpose_units<U>(src + full_r * in_rs, in_rs, dst + full_r * U, out_rs, nr - full_r, bc);
+  }
+  if (full_c < nc) transpose_units<U>(in + full_c * U, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
+}
+
+/// Non-temporal copy of whole 64-byte lines to an aligned destination (isa_kernels::stream_lines).
+template <class Isa>
+void stream_lines(unsigned char* dst, const unsigned char* src, std::int64_t lines) {
+  constexpr int per_line = 64 / (16 * Isa::lanes);
+  for (std::int64_t i = 0; i < lines; ++i) {
+#pragma GCC unroll 4
+    for (int k = 0; k < per_line; ++k)
+      Isa::stream(dst + i * 64 + k * 16 * Isa::lanes, Isa::load(src + i * 64 + k * 16 * Isa::lanes));
+  }
+}
+
+template <class Isa, int U>
+constexpr tile_kernel kernel_for() {
+  using shape = block_shape<Isa, U>;
+  // Streaming straight from registers needs every store of a full block to be one whole line.
+  constexpr bool line_stores = shape::full && shape::rows * U == 64;
+  return {&transpose_tile<Isa, U>, shape::rows, shape::cols, line_stores ? &transpose_tile<Isa, U, true> : nullptr};
+}
+
+/// The level's table: transposes of 1, 2, 4, 8, 16-byte units, streaming copy and fence.
+template <class Isa>
+constexpr isa_kernels make_kernels(cpu_isa level) {
+  isa_kernels k;
+  k.isa = level;
+  k.pow2[0] = kernel_for<Isa, 1>();
+  k.pow2[1] = kernel_for<Isa, 2>();
+  k.pow2[2] = kernel_for<Isa, 4>();
+  k.pow2[3] = kernel_for<Isa, 8>();
+  k.pow2[4] = kernel_for<Isa, 16>();
+  k.stream_lines = &stream_lines<Isa>;
+  k.fence = &Isa::fence;
+  return k;
+}
+
+}  // namespace simd
