@@ -75,6 +75,7 @@ cpu_isa detect() { return cpu_isa::scalar; }
 
 // The executor's level: -1 until first use, then a cpu_isa value.
 std::atomic<int> g_active{-1};
+std::atomic<int> g_streaming{0};
 
 cpu_isa initial_isa() {
   const cpu_isa best = best_cpu_isa();
@@ -197,6 +198,14 @@ bool set_cpu_isa(cpu_isa isa) noexcept {
   if (!cpu_isa_supported(isa)) return false;
   g_active.store(static_cast<int>(isa), std::memory_order_relaxed);
   return true;
+}
+
+streaming_mode cpu_streaming_mode() noexcept {
+  return static_cast<streaming_mode>(g_streaming.load(std::memory_order_relaxed));
+}
+
+void set_cpu_streaming_mode(streaming_mode m) noexcept {
+  g_streaming.store(static_cast<int>(m), std::memory_order_relaxed);
 }
 
 const cpu_caches& host_caches() noexcept {

@@ -40,6 +40,13 @@ cpu_isa active_cpu_isa() noexcept;
 /// or the build lacks it. For tests and benchmarks; not meant to race with running executions.
 bool set_cpu_isa(cpu_isa isa) noexcept;
 
+/// When the CPU transpose streams its output (tuning_cpu.hpp): by the heuristic (`automatic`), or forced —
+/// for tests, which must cover the streaming path on problems far smaller than a last-level cache.
+enum class streaming_mode : int { automatic = 0, never = 1, always = 2 };
+
+streaming_mode cpu_streaming_mode() noexcept;
+void set_cpu_streaming_mode(streaming_mode m) noexcept;
+
 /// Cache sizes of the core the caller runs on (bytes). Read from sysconf / sysfs; a field that cannot be
 /// read takes a common default (48 KiB L1d, 1 MiB L2, 32 MiB LLC) and `known` is false.
 struct cpu_caches {

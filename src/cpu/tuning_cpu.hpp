@@ -1,48 +1,106 @@
-// The CPU transpose's tiling policy: a plain aggregate chosen by a closed-form heuristic from the plan and the
-// micro-kernel's block. No autotuning: every constant says where it came from (the project's 2-core dev VM,
-// AMD EPYC Zen 5, 48 KiB L1d, 1 MiB L2 per core).
+// The CPU transpose's tiling policy: a plain aggregate chosen by a closed-form heuristic from the plan, the
+// micro-kernel's block and the host's cache sizes. No autotuning: every constant says where it came from.
+//
+// Measurements cited here: the project's 2-core dev VM (AMD EPYC Zen 5, AVX-512, 48 KiB L1d, 1 MiB L2 per
+// core, 32 MiB L3, 4 KiB pages; a non-temporal copy moves ~48 GB/s (read + write) on 1 thread, the same on 2)
+// with fp32 8192^2, fp32 8191x8193, fp64 4096^2 and uint8 8192^2 transposes.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <ostream>
 
+#include "cpu/cpu_features.hpp"
 
 namespace xpose::detail {
 
-/// How cpu_transpose2d walks a plane: square-ish tiles of `tile_r` x `tile_c` units that fit L1, visited row
-/// of tiles by row of tiles, every unit stored straight to the output.
+/// How cpu_transpose2d walks a plane.
+///
+/// Cached (`streaming == false`): square-ish tiles of `tile_r` x `tile_c` units that fit L1, visited row of
+/// tiles by row of tiles, every unit stored straight to the output.
+///
+/// Streaming (`streaming == true`, output much larger than the last-level cache): tiles of `tile_r` input
+/// rows x `tile_c` input columns, visited down each panel of `tile_c` columns (so every output row is written
+/// front to back); inside a tile, strips of `strip` output rows are transposed into an L1 staging buffer and
+/// copied out as whole, aligned 64-byte lines with non-temporal stores. Each output line is written once,
+/// whole, by exactly one tile — no read-for-ownership, no partial lines — whatever the output's alignment.
+/// The next tile's input is software-prefetched into L2 while the current one is transposed.
 struct transpose_tuning {
+  bool streaming = false;
   std::int64_t tile_r = 1;  ///< input rows per tile (units along an output row)
   std::int64_t tile_c = 1;  ///< input columns per tile (output rows per tile)
+  std::int64_t strip = 1;   ///< streaming: output rows per staging strip (a multiple of the block's columns)
+  std::int64_t stage_rs = 0;  ///< streaming: bytes per staging row (strip x stage_rs <= staging_bytes)
 
   friend bool operator==(const transpose_tuning&, const transpose_tuning&) = default;
   friend std::ostream& operator<<(std::ostream& os, const transpose_tuning& t) {
-    return os << "tiles " << t.tile_r << " x " << t.tile_c;
+    return os << (t.streaming ? "streaming" : "cached") << " tiles " << t.tile_r << " x " << t.tile_c
+              << " strip " << t.strip << " stage_rs " << t.stage_rs;
   }
 };
+
+/// Bytes of the per-thread staging buffer (streaming): a strip of output rows, each one tile row long plus one
+/// line of slack. 32 KiB stays inside any L1d of the last decade (32-48 KiB) next to the input block.
+inline constexpr std::int64_t staging_bytes = std::int64_t{32} << 10;
+
+/// Streaming only pays when the output cannot stay in cache anyway: output bytes of one call at least the
+/// last-level cache. Below that, plain stores keep the result cached for whoever reads it next.
+inline bool use_streaming(std::int64_t out_bytes, std::int64_t out_row_bytes, const cpu_caches& caches) {
+  switch (cpu_streaming_mode()) {
+    case streaming_mode::never: return false;
+    case streaming_mode::always: return true;
+    case streaming_mode::automatic: break;
+  }
+  // Rows shorter than 4 lines leave most lines shared between two rows: nothing to stream whole.
+  return out_bytes >= caches.llc && out_row_bytes >= 256;
+}
 
 /// The policy for a plane of rows x cols units of `unit` bytes, with a micro-kernel block of
 /// block_r x block_c units.
 inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t cols, std::int64_t unit,
-                                                std::int64_t block_r, std::int64_t block_c) {
+                                                std::int64_t block_r, std::int64_t block_c, bool streaming,
+                                                const cpu_caches& caches) {
   auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   transpose_tuning t;
-  // Square tile of at most 32 KiB (1 B units: 128, 4 B: 64, 16 B: 32), measured on the dev VM with 4096^2
-  // 1-byte, 2048^2 4-byte and 1024^2 16-byte transposes: 8 and 16 KiB tiles lose up to 20 %, 64 KiB gains
-  // nothing. A plane thinner than the square keeps the tile's area by stretching the other side, so that a
-  // 3 x 1e6 (SoA -> AoS) plane still moves thousands of units per task; stretched sides are rounded up to
-  // the block.
-  constexpr std::int64_t tile_bytes = std::int64_t{32} << 10;
-  std::int64_t side = 8;
-  while (4 * side * side * unit <= tile_bytes) side *= 2;
-  const std::int64_t area = side * side, m = std::max(block_r, block_c);
-  t.tile_r = std::min(rows, side);
-  t.tile_c = std::min(cols, side);
-  if (rows < side) t.tile_c = std::min(cols, round_up(area / std::max<std::int64_t>(rows, 1), m));
-  if (cols < side) t.tile_r = std::min(rows, round_up(area / std::max<std::int64_t>(cols, 1), m));
-  t.tile_r = std::max<std::int64_t>(t.tile_r, 1);
-  t.tile_c = std::max<std::int64_t>(t.tile_c, 1);
+  t.streaming = streaming;
+  if (!streaming) {
+    // Square tile of at most 32 KiB (1 B units: 128, 4 B: 64, 16 B: 32), measured on the dev VM with 4096^2
+    // 1-byte, 2048^2 4-byte and 1024^2 16-byte transposes: 8 and 16 KiB tiles lose up to 20 %, 64 KiB gains
+    // nothing. A plane thinner than the square keeps the tile's area by stretching the other side, so that a
+    // 3 x 1e6 (SoA -> AoS) plane still moves thousands of units per task; stretched sides are rounded up to
+    // the block.
+    constexpr std::int64_t tile_bytes = std::int64_t{32} << 10;
+    std::int64_t side = 8;
+    while (4 * side * side * unit <= tile_bytes) side *= 2;
+    const std::int64_t area = side * side, m = std::max(block_r, block_c);
+    t.tile_r = std::min(rows, side);
+    t.tile_c = std::min(cols, side);
+    if (rows < side) t.tile_c = std::min(cols, round_up(area / std::max<std::int64_t>(rows, 1), m));
+    if (cols < side) t.tile_r = std::min(rows, round_up(area / std::max<std::int64_t>(cols, 1), m));
+    t.tile_r = std::max<std::int64_t>(t.tile_r, 1);
+    t.tile_c = std::max<std::int64_t>(t.tile_c, 1);
+    return t;
+  }
+  // Streaming. Output runs: each output row receives tile_r * unit contiguous bytes per tile. Non-temporal
+  // stores spread over 16 rows reach the sequential store rate (~40 GB/s) from 256-byte runs on and lose
+  // 4x with 64-byte runs; 512 bytes leaves margin.
+  constexpr std::int64_t run_bytes = 512;
+  t.strip = round_up(std::max<std::int64_t>(16, block_c), block_c);
+  // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
+  // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.
+  const std::int64_t stage_max_r = std::max<std::int64_t>(staging_bytes / t.strip - 3 * 64, unit) / unit;
+  t.tile_r = std::min(round_up(std::max(run_bytes / unit, block_r), block_r), stage_max_r / block_r * block_r);
+  t.tile_r = std::max(t.tile_r, std::int64_t{1});
+  // Input tile: an eighth of L2 (128 KiB on 1 MiB), so that this tile and the prefetched next one stay in L2
+  // with room to spare; 128 x 256 fp32 tiles measured best (64 x 1024 within 5 %, 256 x 1024 -20 %).
+  const std::int64_t tile_bytes = std::clamp<std::int64_t>(caches.l2 / 8, 64 << 10, 256 << 10);
+  t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / (t.tile_r * unit), t.strip), t.strip);
+  if (rows < t.tile_r) {
+    t.tile_r = rows;
+    t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / std::max<std::int64_t>(rows * unit, 1), t.strip), t.strip);
+  }
+  t.tile_c = std::max<std::int64_t>(std::min(cols, t.tile_c), 1);
+  t.stage_rs = round_up((t.tile_r + (63 + unit - 1) / unit) * unit, 64);
   return t;
 }
 

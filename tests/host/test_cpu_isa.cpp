@@ -1,6 +1,9 @@
 // The CPU executor at every SIMD level (cpu_features.hpp): each level the CPU has is forced in turn, and the
-// micro-kernels and the macro-kernel are compared with a naive reference. A level the CPU (or the build)
-// lacks is reported as skipped — never silently passed.
+// micro-kernels, the cached and the streaming macro-kernels are compared with a naive reference. A level the
+// CPU (or the build) lacks is reported as skipped — never silently passed.
+//
+// Streaming normally starts at outputs larger than the last-level cache; these tests force it on
+// (set_cpu_streaming_mode) so that small problems cover its staging, line ownership and edge paths.
 //
 // The random seed is fixed and printed; set XPOSE_TEST_SEED to replay another.
 #include <gtest/gtest.h>
@@ -24,23 +27,32 @@ namespace {
 
 using xpose::problem;
 using xpose::detail::cpu_isa;
+using xpose::detail::streaming_mode;
 
 std::uint64_t test_seed() {
   const char* s = std::getenv("XPOSE_TEST_SEED");
   return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : 20240612;
 }
 
-// Forces a SIMD level for one test; restores the previous one at the end.
+// Forces a SIMD level and a streaming mode for one test; restores the previous ones at the end.
 class forced_level {
  public:
-  explicit forced_level(cpu_isa isa) : isa_(xpose::detail::active_cpu_isa()) { ok_ = xpose::detail::set_cpu_isa(isa); }
-  ~forced_level() { (void)xpose::detail::set_cpu_isa(isa_); }
+  forced_level(cpu_isa isa, streaming_mode m)
+      : isa_(xpose::detail::active_cpu_isa()), mode_(xpose::detail::cpu_streaming_mode()) {
+    ok_ = xpose::detail::set_cpu_isa(isa);
+    xpose::detail::set_cpu_streaming_mode(m);
+  }
+  ~forced_level() {
+    (void)xpose::detail::set_cpu_isa(isa_);
+    xpose::detail::set_cpu_streaming_mode(mode_);
+  }
   forced_level(const forced_level&) = delete;
   forced_level& operator=(const forced_level&) = delete;
   bool ok() const { return ok_; }
 
  private:
   cpu_isa isa_;
+  streaming_mode mode_;
   bool ok_ = false;
 };
 
@@ -60,7 +72,8 @@ std::string check(const problem& p, std::mt19937_64& rng, std::int64_t in_misali
   const std::int64_t out_span = xpose::test::span_bytes(oshape, out_s, p.elem_bytes);
   std::vector<unsigned char> in(static_cast<std::size_t>(guard + in_misalign + in_span + guard));
   for (auto& b : in) b = static_cast<unsigned char>(rng() | 1);
-  // The output view starts `out_misalign` bytes after a 64-byte boundary (misalign 0: line-aligned rows).
+  // The output view starts `out_misalign` bytes after a 64-byte boundary, so that misalign 0 with whole-line
+  // rows takes the streaming path that stores straight from registers.
   const std::size_t out_size = static_cast<std::size_t>(guard + out_misalign + out_span + guard);
   std::vector<unsigned char> out_mem(out_size + 64), expected(out_size);
   unsigned char* out = out_mem.data() + (64 - reinterpret_cast<std::uintptr_t>(out_mem.data()) % 64);
@@ -127,16 +140,16 @@ TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
   }
 }
 
-// Whole problems through the executor: every element size, shapes at and around the
+// Whole problems through the executor, cached and streaming: every element size, shapes at and around the
 // block and tile sizes, primes, thin planes, pitched views, batches, misaligned pointers, 1 and 2 threads.
-TEST_P(CpuIsaLevel, ProblemsMatchTheReference) {
+TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
   const std::uint64_t seed = test_seed();
   std::cout << "[ seed     ] XPOSE_TEST_SEED=" << seed << '\n';
   std::mt19937_64 rng(seed);
   const std::int64_t sizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 257, 331};
   const std::int64_t elems[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 5};
-  {
-    const forced_level level(GetParam());
+  for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
+    const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());
     int checked = 0;
     for (const std::int64_t eb : elems) {
@@ -151,7 +164,8 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReference) {
         }
         const std::string err = check(p, rng, static_cast<std::int64_t>(rng() % 64),
                                       static_cast<std::int64_t>(rng() % 64), 1 + it % 2);
-        ASSERT_EQ(err, "") << "level " << xpose::detail::to_string(GetParam());
+        ASSERT_EQ(err, "") << "level " << xpose::detail::to_string(GetParam()) << ", streaming "
+                           << (mode == streaming_mode::always ? "on" : "off");
         ++checked;
       }
     }
@@ -164,6 +178,20 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReference) {
       ASSERT_EQ(check({{64 / eb + 1, 300}, {1, 0}, eb, {}, {}}, rng, 0, 0, 1), "");
     }
     EXPECT_GT(checked, 200);
+  }
+}
+
+// A large enough problem for several streaming tiles per thread, on every level (the paths above have at most
+// a few tiles): fp32 and bytes, one aligned and one odd shape each.
+TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
+  std::mt19937_64 rng(test_seed() + 1);
+  const forced_level level(GetParam(), streaming_mode::always);
+  ASSERT_TRUE(level.ok());
+  for (const auto& p : {problem{{1024, 768}, {1, 0}, 4, {}, {}}, problem{{1021, 771}, {1, 0}, 4, {}, {}},
+                        problem{{1536, 1024}, {1, 0}, 1, {}, {}}, problem{{1531, 1029}, {1, 0}, 1, {}, {}},
+                        problem{{509, 517}, {1, 0}, 16, {}, {}}, problem{{700, 600}, {1, 0}, 3, {}, {}}}) {
+    ASSERT_EQ(check(p, rng, 0, 0, 2), "");
+    ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
 }
 
