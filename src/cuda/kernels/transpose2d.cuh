@@ -372,15 +372,6 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 
 // ---- gather16 ---------------------------------------------------------------------------------------------
 
-template <int PieceBytes>
-struct piece_type;
-template <>
-struct piece_type<1> { using type = std::uint8_t; };
-template <>
-struct piece_type<2> { using type = std::uint16_t; };
-template <>
-struct piece_type<4> { using type = std::uint32_t; };
-
 /// A PieceBytes-wide load from shared memory at a 32-bit shared-window address. Explicit `ld.shared`: a
 /// generic pointer into shared memory (what a lambda capture or a byte-pointer cast leaves) costs a window
 /// computation (S2UR SR_CgaCtaId + ULEA on sm_90) per access, which the gathers do once per piece.
@@ -416,7 +407,7 @@ __device__ __forceinline__ uint4 load_chunk(std::uint64_t chunk, std::uint64_t l
 /// all of them, PieceBytes-wide stores at a window's edges.
 template <int PieceBytes>
 __device__ __forceinline__ void store_chunk(std::uint64_t chunk, int t_lo, int t_hi, const std::uint32_t (&w)[4]) {
-  using piece = typename piece_type<PieceBytes>::type;
+  using piece = typename word_type<PieceBytes>::type;
   constexpr int pieces = 16 / PieceBytes;
   if (t_lo == 0 && t_hi == pieces) {
     *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
