@@ -2,11 +2,17 @@
 //
 // Per case: n rotating input/output pairs (n = ceil(4 x last-level cache / payload) when the payload is
 // smaller than 4 x LLC, memory permitting), inputs filled with the oracle pattern (a different seed per
-// pair), then four measurements, each on freshly poisoned outputs:
-//   memcpy on 1 thread, memcpy on all threads (the references), xpose on 1 thread, xpose on all threads.
+// pair), then, on 1 thread and then on all threads, each on freshly poisoned outputs:
+//   memcpy of the payload (a reference), then the non-temporal copy of the payload (the reference the CPU
+//   targets are stated against: issue 6) and xpose, their samples interleaved (copy pass, xpose pass, copy
+//   pass, ...) so that both medians come from the same stretch of time on a host whose memory bandwidth
+//   drifts.
 // A sample times one pass over the n pairs with std::chrono::steady_clock and divides by n; the median of
-// `reps` samples is reported. After the samples, the last output of every pair is verified (memcpy: memcmp
-// against its input; xpose: the host oracle, count_mismatches_host).
+// `reps` samples is reported. After the samples, the last output of every pair is verified (copies: memcmp
+// against the input; xpose: the host oracle, count_mismatches_host).
+//
+// Each case gives two rows: `xpose` with ratios to memcpy, and `xpose vs nt-copy` (case name suffixed
+// "(vs nt-copy)") whose reference columns hold the non-temporal copy and whose ratios are to it.
 #include "cpu_bench.hpp"
 
 #include <algorithm>
@@ -17,8 +23,16 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 #include <unistd.h>
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define XPOSE_BENCH_X86 1
+#else
+#define XPOSE_BENCH_X86 0
+#endif
 
 #include "common/oracle.hpp"
 #include "xpose/plan.hpp"
@@ -123,6 +137,72 @@ void parallel_bytes(std::int64_t bytes, int threads, const F& f) {
 #endif
 }
 
+// The non-temporal copy: plain copies up to the first 64-byte boundary of the destination and after the last,
+// whole lines in between with streaming stores as wide as the CPU has (AVX-512, AVX2, else SSE2), then an
+// sfence. Other architectures: memcpy (the row says so).
+#if XPOSE_BENCH_X86 && (defined(__GNUC__) || defined(__clang__))
+__attribute__((target("avx512f"))) void stream_lines_avx512(unsigned char* d, const unsigned char* s, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; i += 64) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + i), _mm512_loadu_si512(s + i));
+}
+__attribute__((target("avx2"))) void stream_lines_avx2(unsigned char* d, const unsigned char* s, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; i += 64) {
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i + 32));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i), a);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + i + 32), b);
+  }
+}
+#endif
+#if XPOSE_BENCH_X86
+void stream_lines_sse2(unsigned char* d, const unsigned char* s, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; i += 64) {
+    for (int k = 0; k < 64; k += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + i + k), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i + k)));
+  }
+}
+
+using stream_fn = void (*)(unsigned char*, const unsigned char*, std::int64_t);
+
+std::pair<stream_fn, const char*> widest_stream() {
+#if defined(__GNUC__) || defined(__clang__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return {&stream_lines_avx512, "64-byte AVX-512"};
+  if (__builtin_cpu_supports("avx2")) return {&stream_lines_avx2, "32-byte AVX2"};
+#endif
+  return {&stream_lines_sse2, "16-byte SSE2"};
+}
+#endif
+
+// What the non-temporal copy stores with, for the row note.
+const char* nt_copy_kind() {
+#if XPOSE_BENCH_X86
+  static const auto w = widest_stream();
+  return w.second;
+#else
+  return "memcpy: no streaming stores on this architecture";
+#endif
+}
+
+void nt_copy(unsigned char* dst, const unsigned char* src, std::int64_t bytes) {
+#if XPOSE_BENCH_X86
+  static const stream_fn stream = widest_stream().first;
+  const std::int64_t head = std::min<std::int64_t>(bytes, (64 - reinterpret_cast<std::uintptr_t>(dst) % 64) % 64);
+  std::memcpy(dst, src, static_cast<std::size_t>(head));
+  const std::int64_t body = (bytes - head) / 64 * 64;
+  stream(dst + head, src + head, body);
+  std::memcpy(dst + head + body, src + head + body, static_cast<std::size_t>(bytes - head - body));
+  _mm_sfence();
+#else
+  std::memcpy(dst, src, static_cast<std::size_t>(bytes));
+#endif
+}
+
+void parallel_nt_copy(void* dst, const void* src, std::int64_t bytes, int threads) {
+  parallel_bytes(bytes, threads, [&](std::int64_t b, std::int64_t e) {
+    nt_copy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b, e - b);
+  });
+}
+
 void parallel_memcpy(void* dst, const void* src, std::int64_t bytes, int threads) {
   parallel_bytes(bytes, threads, [&](std::int64_t b, std::int64_t e) {
     std::memcpy(static_cast<unsigned char*>(dst) + b, static_cast<const unsigned char*>(src) + b,
@@ -159,6 +239,31 @@ std::string time_samples(int n, const options& o, const F& run, std::vector<doub
   return {};
 }
 
+// Two implementations timed in alternation: a sample of `a`, a sample of `b`, ... (see time_samples).
+template <class A, class B>
+std::string time_interleaved(int n, const options& o, const A& run_a, const B& run_b, std::vector<double>& us_a,
+                             std::vector<double>& us_b) {
+  us_a.clear();
+  us_b.clear();
+  for (int w = 0; w < std::max(o.warmup, 1); ++w) {
+    if (std::string e = run_a(w % n); !e.empty()) return e;
+    if (std::string e = run_b(w % n); !e.empty()) return e;
+  }
+  auto pass = [&](const auto& run, std::vector<double>& us) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i)
+      if (std::string e = run(i); !e.empty()) return e;
+    const auto t1 = std::chrono::steady_clock::now();
+    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
+    return std::string();
+  };
+  for (int r = 0; r < o.reps; ++r) {
+    if (std::string e = pass(run_a, us_a); !e.empty()) return e;
+    if (std::string e = pass(run_b, us_b); !e.empty()) return e;
+  }
+  return {};
+}
+
 }  // namespace
 
 run_info cpu_run_info(int threads) {
@@ -183,6 +288,7 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
   if (info.memory_bytes > 0) budget = std::min(budget, info.memory_bytes / 4);
 
   int index = 0;
+  bool noted = false;  // the first "vs nt-copy" row says what its reference is
   for (const auto& c : cases) {
     ++index;
     if (c.table == table_kind::ladder) {
@@ -242,7 +348,7 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
     };
     std::vector<double> us;
 
-    // The references: memcpy of the payload, same pairs, 1 thread and all threads.
+    // The memcpy reference: the payload, same pairs.
     auto memcpy_ref = [&](int threads, double& median_us, double& gbps) {
       poison_all();
       const std::string err = time_samples(r.buffers, o, [&](int i) {
@@ -257,22 +363,36 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
       if (!ok) r.memcpy_verified = verdict::no;
       else if (r.memcpy_verified == verdict::na) r.memcpy_verified = verdict::yes;
     };
-    memcpy_ref(1, r.memcpy_1t_us, r.memcpy_1t_gbps);
-    memcpy_ref(all, r.memcpy_us, r.memcpy_gbps);
 
-    // xpose: execute_host, 1 thread and all threads; the oracle checks every element of every pair.
-    auto run_xpose = [&](int threads, double reference_us, measurement& m) {
+    // The non-temporal copy and xpose (execute_host), interleaved; then the oracle checks every element of
+    // every xpose output, and a last copy pass is checked with memcmp.
+    row nt = r;  // the "vs nt-copy" row: its reference columns hold the non-temporal copy
+    nt.case_name += " (vs nt-copy)";
+    nt.impl = "xpose vs nt-copy";
+    nt.memcpy_verified = verdict::na;
+    // A suite's target (issue 6) is a ratio to the non-temporal copy: it is checked on this row only.
+    r.target = not_measured;
+    if (!nt.category.empty()) nt.category += " (vs nt-copy)";
+    std::vector<double> us_nt;
+    auto nt_and_xpose = [&](int threads, double& nt_us, double& nt_gbps, measurement& m) {
       poison_all();
-      const std::string err = time_samples(r.buffers, o, [&](int i) {
-        const xpose::status s = plan->execute_host(in.at(i), out.at(i), threads);
-        if (s) return std::string();
-        std::ostringstream os;
-        os << "execute_host: " << s;
-        return os.str();
-      }, us);
+      const std::string err = time_interleaved(r.buffers, o,
+          [&](int i) {
+            parallel_nt_copy(out.at(i), in.at(i), payload, threads);
+            return std::string();
+          },
+          [&](int i) {
+            const xpose::status s = plan->execute_host(in.at(i), out.at(i), threads);
+            if (s) return std::string();
+            std::ostringstream os;
+            os << "execute_host: " << s;
+            return os.str();
+          },
+          us_nt, us);
       if (!err.empty()) {
         m.verified = verdict::no;
         m.note = err;
+        nt.memcpy_verified = verdict::no;
         return;
       }
       std::int64_t wrong = 0;
@@ -280,14 +400,42 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
         const std::int64_t w = xpose::test::count_mismatches_host(out.at(i), p, seed_of(i), all);
         wrong += w < 0 ? plan->payload_bytes() : w;
       }
-      m.set_time(median(us), r.bytes_moved, reference_us);
+      m.set_time(median(us), r.bytes_moved, not_measured);
       m.verified = wrong == 0 ? verdict::yes : verdict::no;
       if (wrong != 0) m.note = std::to_string(wrong) + " wrong elements over " + std::to_string(r.buffers) + " outputs";
+      nt_us = median(us_nt);
+      nt_gbps = static_cast<double>(2 * payload) / (nt_us * 1e3);
+      bool ok = true;
+      for (int i = 0; i < r.buffers; ++i) {
+        parallel_nt_copy(out.at(i), in.at(i), payload, threads);
+        ok = ok && std::memcmp(out.at(i), in.at(i), static_cast<std::size_t>(payload)) == 0;
+      }
+      if (!ok) nt.memcpy_verified = verdict::no;
+      else if (nt.memcpy_verified == verdict::na) nt.memcpy_verified = verdict::yes;
     };
-    run_xpose(1, r.memcpy_1t_us, r.main_1t);
-    run_xpose(all, r.memcpy_us, r.main);
-    progress << (row_failed(r) ? " FAILED\n" : " ok\n");
+    memcpy_ref(1, r.memcpy_1t_us, r.memcpy_1t_gbps);
+    nt_and_xpose(1, nt.memcpy_1t_us, nt.memcpy_1t_gbps, r.main_1t);
+    memcpy_ref(all, r.memcpy_us, r.memcpy_gbps);
+    nt_and_xpose(all, nt.memcpy_us, nt.memcpy_gbps, r.main);
+    // Ratios: the same xpose times against each reference.
+    nt.main_1t = r.main_1t;
+    nt.main = r.main;
+    if (r.main_1t.present) {
+      r.main_1t.set_time(r.main_1t.time_us, r.bytes_moved, r.memcpy_1t_us);
+      nt.main_1t.set_time(nt.main_1t.time_us, nt.bytes_moved, nt.memcpy_1t_us);
+    }
+    if (r.main.present) {
+      r.main.set_time(r.main.time_us, r.bytes_moved, r.memcpy_us);
+      nt.main.set_time(nt.main.time_us, nt.bytes_moved, nt.memcpy_us);
+    }
+    if (!noted) {
+      noted = true;
+      nt.note = std::string("reference columns of the (vs nt-copy) rows hold a non-temporal copy of the same "
+                            "bytes (") + nt_copy_kind() + " stores), timed interleaved with xpose";
+    }
+    progress << (row_failed(r) || row_failed(nt) ? " FAILED\n" : " ok\n");
     rows.push_back(std::move(r));
+    rows.push_back(std::move(nt));
   }
 }
 
