@@ -38,6 +38,11 @@ struct tile_kernel {
   /// (block_rows x unit == 64) at a 64-byte aligned address if `out` and `out_rs` are; null otherwise.
   /// Ragged edges still use plain stores.
   tile_fn tile_stream = nullptr;
+  /// Streaming for output rows that are not line-aligned (but start on a unit boundary), straight from
+  /// registers: nc (a multiple of block_cols) output rows, input rows [0, nr + block_rows) read (nr a
+  /// multiple of block_rows), and exactly the lines that start in rows [0, nr) written, whole, with
+  /// non-temporal stores. Null when the level cannot (see simd_tile.hpp, stream_carry).
+  tile_fn stream_carry = nullptr;
 };
 
 /// Everything one SIMD level provides. Unit sizes are indexed by log2: 1, 2, 4, 8, 16 bytes.

@@ -6,14 +6,21 @@
 // into tiles and runs in one of two modes chosen by tuning_cpu.hpp:
 //
 // - cached: tiles that fit L1, the micro-kernel storing straight into the output;
-// - streaming (output larger than the last-level cache): tall tiles walked down each panel of columns, each
-//   strip of output rows transposed into an L1 staging buffer, then copied out as whole 64-byte lines with
-//   non-temporal stores. A tile owns the output lines that *start* inside its rows (on each output row, from
-//   the first line boundary at or after its first row to the first one at or after its end; the plane's
-//   first and last partial lines go to its first and last tiles), so it transposes up to one line of units
-//   past its last row. Every line is then written exactly once and whole: no read-for-ownership, no partial
-//   write-combining flushes, for any row pitch and base alignment (fp32 8191 x 8193 as well as 8192 x 8192).
-//   Ownership is a function of the tile grid alone, so tiles on different threads never write the same byte.
+// - streaming (output larger than the last-level cache): tall tiles walked down each panel of columns, the
+//   output written as whole 64-byte lines with non-temporal stores. A tile owns the output lines that
+//   *start* inside its rows (on each output row, from the first line boundary at or after its first row to
+//   the first one at or after its end; the plane's first and last partial lines go to its first and last
+//   tiles), so it transposes up to one line of units past its last row. Every line is then written exactly
+//   once and whole: no read-for-ownership, no partial write-combining flushes, for any row pitch and base
+//   alignment. Ownership is a function of the tile grid alone, so tiles on different threads never write the
+//   same byte. Each strip of output rows takes the first of these that applies:
+//     direct  every output row starts on a line and the kernel's block stores are whole lines: the kernel
+//             streams straight from registers (fp32 8192 x 8192);
+//     carry   rows start on a unit boundary only: each line is two blocks' registers merged by one permute
+//             (tile_kernel::stream_carry, AVX-512: 2, 4, 8, 16-byte units; fp32 8191 x 8193, 1.27x over
+//             staging);
+//     staged  anything else (plane edges, odd unit sizes, levels without the above): the strip is transposed
+//             into an L1 staging buffer and copied out line by line.
 //
 // Tasks are tiles; each thread takes one contiguous slice of them, walked with a cursor so that no task
 // pays for a division.
@@ -87,7 +94,8 @@ inline owned_range owned(std::uintptr_t a, std::int64_t r0, std::int64_t nr, con
 // the next tile's input, a few lines after each block.
 void stream_tile(const plane_geometry& p, const transpose_tuning& t, const tile_kernel& k, const isa_kernels& isa,
                  const unsigned char* in_plane, unsigned char* out_plane, std::int64_t r0, std::int64_t nr,
-                 std::int64_t c0, std::int64_t nc, prefetch_cursor* pf, unsigned char* stage, bool direct) {
+                 std::int64_t c0, std::int64_t nc, prefetch_cursor* pf, unsigned char* stage, bool direct,
+                 bool carry) {
   const std::int64_t stage_rs = t.stage_rs;
   const std::int64_t strips = (nc + t.strip - 1) / t.strip;
   for (std::int64_t s = 0; s < strips; ++s) {
@@ -95,6 +103,13 @@ void stream_tile(const plane_geometry& p, const transpose_tuning& t, const tile_
     if (direct) {
       k.tile_stream(in_plane + r0 * p.in_rs + c * p.unit, p.in_rs, out_plane + c * p.out_rs + r0 * p.unit, p.out_rs,
                     nr, ns, p.words, pf);
+      continue;
+    }
+    // Rows not line-aligned: straight from registers when the level can and the strip is whole blocks with one
+    // more block of input below it (not the plane's first or last tile: those own partial lines).
+    if (carry && ns % k.block_cols == 0 && r0 > 0 && nr % k.block_rows == 0 && r0 + nr + k.block_rows <= p.rows) {
+      k.stream_carry(in_plane + r0 * p.in_rs + c * p.unit, p.in_rs, out_plane + c * p.out_rs + r0 * p.unit, p.out_rs,
+                     nr, ns, p.words, pf);
       continue;
     }
     // Input rows this strip needs: up to the end of the last line it owns, on the row that reaches furthest.
@@ -144,6 +159,9 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   bool direct = k.tile_stream != nullptr && reinterpret_cast<std::uintptr_t>(out) % line == 0 &&
                 p.out_rs % line == 0 && (p.rows * p.unit) % line == 0 && (t.tile_r * p.unit) % line == 0;
   for (int i = 0; i < g.batch_rank; ++i) direct = direct && (g.batch_out_stride[i] * wb) % line == 0;
+  // Rows that start on a unit boundary but not on a line: the level's carry kernel, where it has one.
+  bool carry = k.stream_carry != nullptr && reinterpret_cast<std::uintptr_t>(out) % p.unit == 0 && p.out_rs % p.unit == 0;
+  for (int i = 0; i < g.batch_rank; ++i) carry = carry && (g.batch_out_stride[i] * wb) % p.unit == 0;
   parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) unsigned char stage[staging_bytes];  // strip x t.stage_rs bytes used
     batch_cursor b(g, begin / per_item);
@@ -168,7 +186,7 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
         pf.per_block = (lines + blocks - 1) / blocks;
       }
       stream_tile(p, t, k, isa, in_plane, out + b.out_offset() * wb, r0, nr, c0, nc, has_next ? &pf : nullptr, stage,
-                  direct);
+                  direct, carry);
       if (++tr == tiles_r) {
         tr = 0;
         if (++tc == tiles_c) {
@@ -214,7 +232,7 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
   const cpu_caches& caches = host_caches();
   const std::int64_t out_bytes = g.batch_count() * p.rows * p.cols * p.unit;
   const bool streaming = isa.stream_lines != nullptr && use_streaming(out_bytes, p.rows * p.unit, caches);
-  const transpose_tuning t =
+  transpose_tuning t =
       choose_transpose_tuning(p.rows, p.cols, p.unit, k.block_rows, k.block_cols, streaming, caches);
   if (t.streaming && t.strip * t.stage_rs <= staging_bytes) run_streaming(g, p, t, k, isa, in, out, threads);
   else run_cached(g, p, t, k, in, out, threads);

@@ -47,6 +47,8 @@ struct avx2 {
     w[1] = hi;
   }
   static void fence() { _mm_sfence(); }
+  template <int U>
+  static constexpr bool has_concat_shift = false;
 };
 
 constexpr isa_kernels table = simd::make_kernels<avx2>(cpu_isa::avx2);

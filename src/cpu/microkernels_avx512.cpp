@@ -12,6 +12,7 @@
 // GCC 12's avx512fintrin.h initializes its "undefined" operands from themselves (__m512i __Y = __Y), which
 // -Wuninitialized reports at every use (GCC bug 105593, fixed in 13).
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
 
@@ -58,6 +59,28 @@ struct avx512 {
     w[3] = _mm512_shuffle_i64x2(t1, t3, 0xDD);              // a3 b3 c3 d3
   }
   static void fence() { _mm_sfence(); }
+
+  // concat_shift<U>(prev, idx, cur): the 64 bytes starting `s` units into prev and running into cur, where
+  // idx = shift_index<U>(s) = {s, s + 1, ...} in 4-byte (U = 4) or 8-byte (U = 8, 16) elements; two-source
+  // permute indices >= the element count select from cur.
+  template <int U>
+  static constexpr bool has_concat_shift = U >= 2;  // bytes would need VBMI's vpermt2b
+  template <int U>
+  static vec shift_index(int s) {
+    if constexpr (U == 2) {
+      const __m512i iota = _mm512_setr_epi64(0x0003000200010000, 0x0007000600050004, 0x000B000A00090008,
+                                             0x000F000E000D000C, 0x0013001200110010, 0x0017001600150014,
+                                             0x001B001A00190018, 0x001F001E001D001C);
+      return _mm512_add_epi16(_mm512_set1_epi16(static_cast<short>(s)), iota);
+    } else if constexpr (U == 4) return _mm512_add_epi32(_mm512_set1_epi32(s), _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    else return _mm512_add_epi64(_mm512_set1_epi64(s * (U / 8)), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  template <int U>
+  static vec concat_shift(vec prev, vec idx, vec cur) {
+    if constexpr (U == 2) return _mm512_permutex2var_epi16(prev, idx, cur);
+    else if constexpr (U == 4) return _mm512_permutex2var_epi32(prev, idx, cur);
+    else return _mm512_permutex2var_epi64(prev, idx, cur);
+  }
 };
 
 constexpr isa_kernels table = simd::make_kernels<avx512>(cpu_isa::avx512);

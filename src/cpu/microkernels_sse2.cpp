@@ -42,6 +42,8 @@ struct sse2 {
   }
   static void transpose_lanes(vec*) {}
   static void fence() { _mm_sfence(); }
+  template <int U>
+  static constexpr bool has_concat_shift = false;
 };
 
 constexpr isa_kernels table = simd::make_kernels<sse2>(cpu_isa::sse2);

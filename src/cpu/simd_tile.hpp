@@ -28,7 +28,13 @@ template <class Isa, int U>
 struct block_shape {
   static constexpr int n = 16 / U;                                  // units per lane
   static constexpr bool full = n * Isa::lanes <= Isa::full_max_rows;  // cross-lane square block?
-  static constexpr int rows = full ? n * Isa::lanes : n;
+  // Gathered lanes instead (when the level can insert 16-byte loads into lanes): lane g of vector i is
+  // loaded from input row g*n + i, so that after the in-lane rounds vector i is the whole output row i.
+  // Otherwise, when a vector is one whole line (AVX-512: 1 and 2-byte units), a square block of 64 bytes a
+  // side goes through an L1 scratch block: lane blocks (n rows x 64 bytes, every input line loaded once)
+  // fill it, then each output row is reloaded as one vector — whole-line stores without 64 registers.
+  static constexpr bool scratch = !full && Isa::lanes * 16 == 64;
+  static constexpr int rows = full ? n * Isa::lanes : scratch ? 64 / U : n;
   static constexpr int cols = n * Isa::lanes;
 };
 
@@ -56,31 +62,70 @@ inline void store_lanes(std::integer_sequence<int, L...>, typename Isa::vec v, u
 
 /// One block_shape<Isa, U> block: rows x cols units from `in` (rows in_rs bytes apart) to `out` (cols rows
 /// of `rows` units, out_rs bytes apart).
+/// A full block (block_shape::full): loads its rows x rows units and calls emit(j, v) with output row j's
+/// vector (all `rows` units of it), j = 0 .. rows - 1.
+template <class Isa, int U, class Emit>
+inline void full_block(const unsigned char* in, std::int64_t in_rs, const Emit& emit) {
+  using vec = typename Isa::vec;
+  constexpr int n = block_shape<Isa, U>::n, lanes = Isa::lanes;
+  vec v[lanes][n];
+#pragma GCC unroll 16
+  for (int g = 0; g < lanes; ++g) {
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i) v[g][i] = Isa::load(in + (g * n + i) * in_rs);
+    transpose_in_lanes<Isa, U, n>(v[g]);
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < n; ++i) {
+    vec w[lanes];
+#pragma GCC unroll 4
+    for (int g = 0; g < lanes; ++g) w[g] = v[g][i];
+    Isa::transpose_lanes(w);
+#pragma GCC unroll 4
+    for (int l = 0; l < lanes; ++l) emit(l * n + i, w[l]);
+  }
+}
+
+/// A scratch block (block_shape::scratch): 64 / U rows x 64 / U units, transposed by n-row lane blocks into an
+/// L1 scratch of 64 lines; calls emit(j, v) with output row j's vector (one line), j = 0 .. 64 / U - 1.
+template <class Isa, int U, class Emit>
+inline void scratch_block(const unsigned char* in, std::int64_t in_rs, const Emit& emit) {
+  using vec = typename Isa::vec;
+  constexpr int n = block_shape<Isa, U>::n, rows = block_shape<Isa, U>::rows, lanes = Isa::lanes;
+  alignas(64) unsigned char scratch[rows * 64];
+#pragma GCC unroll 8
+  for (int r = 0; r < rows; r += n) {
+    vec v[n];
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i) v[i] = Isa::load(in + (r + i) * in_rs);
+    transpose_in_lanes<Isa, U, n>(v);
+#pragma GCC unroll 16
+    for (int i = 0; i < n; ++i)
+      store_lanes<Isa>(std::make_integer_sequence<int, lanes>{}, v[i], scratch + i * 64 + r * U, n * 64);
+  }
+#pragma GCC unroll 16
+  for (int j = 0; j < rows; ++j) emit(j, Isa::load(scratch + j * 64));
+}
+
+/// full_block or scratch_block, whichever the shape is.
+template <class Isa, int U, class Emit>
+inline void line_block(const unsigned char* in, std::int64_t in_rs, const Emit& emit) {
+  if constexpr (block_shape<Isa, U>::full) full_block<Isa, U>(in, in_rs, emit);
+  else scratch_block<Isa, U>(in, in_rs, emit);
+}
+
+/// One block_shape<Isa, U> block: rows x cols units from `in` (rows in_rs bytes apart) to `out` (cols rows
+/// of `rows` units, out_rs bytes apart).
 template <class Isa, int U, bool Stream = false>
 inline void transpose_block(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs) {
   using shape = block_shape<Isa, U>;
   using vec = typename Isa::vec;
   constexpr int n = shape::n, lanes = Isa::lanes;
-  if constexpr (shape::full) {
-    vec v[lanes][n];
-#pragma GCC unroll 16
-    for (int g = 0; g < lanes; ++g) {
-#pragma GCC unroll 16
-      for (int i = 0; i < n; ++i) v[g][i] = Isa::load(in + (g * n + i) * in_rs);
-      transpose_in_lanes<Isa, U, n>(v[g]);
-    }
-#pragma GCC unroll 16
-    for (int i = 0; i < n; ++i) {
-      vec w[lanes];
-#pragma GCC unroll 4
-      for (int g = 0; g < lanes; ++g) w[g] = v[g][i];
-      Isa::transpose_lanes(w);
-#pragma GCC unroll 4
-      for (int l = 0; l < lanes; ++l) {
-        if constexpr (Stream) Isa::stream(out + (l * n + i) * out_rs, w[l]);
-        else Isa::store(out + (l * n + i) * out_rs, w[l]);
-      }
-    }
+  if constexpr (shape::full || shape::scratch) {
+    line_block<Isa, U>(in, in_rs, [&](int j, vec v) {
+      if constexpr (Stream) Isa::stream(out + j * out_rs, v);
+      else Isa::store(out + j * out_rs, v);
+    });
   } else {
     vec v[n];
 #pragma GCC unroll 16
@@ -117,6 +162,22 @@ inline void transpose_units(const unsigned char* in, std::int64_t in_rs, unsigne
     for (std::int64_t r = 0; r < nr; ++r) std::memcpy(out + c * out_rs + r * U, in + r * in_rs + c * U, U);
 }
 
+/// A ragged corner of at most rows x cols units (block_shape), through the same blocks: the units are copied
+/// into a zero-padded block in L1, transposed there, and the nr x nc wanted ones copied out. (Unit by unit
+/// was 3x slower overall on byte transposes, whose blocks are 64 rows tall.)
+template <class Isa, int U>
+inline void padded_blocks(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                          std::int64_t nr, std::int64_t nc) {
+  using shape = block_shape<Isa, U>;
+  constexpr int br = shape::rows, bc = shape::cols;
+  alignas(64) unsigned char a[br * bc * U];
+  alignas(64) unsigned char t[bc * br * U];
+  std::memset(a, 0, sizeof a);
+  for (std::int64_t r = 0; r < nr; ++r) std::memcpy(a + r * bc * U, in + r * in_rs, static_cast<std::size_t>(nc * U));
+  transpose_block<Isa, U>(a, bc * U, t, br * U);
+  for (std::int64_t c = 0; c < nc; ++c) std::memcpy(out + c * out_rs, t + c * br * U, static_cast<std::size_t>(nr * U));
+}
+
 /// An nr x nc tile (tile_fn of kernel_table.hpp) in blocks, column strip by column strip: the block_cols
 /// output rows of a strip are written from the first to the last input row before the next strip starts,
 /// so each output line is completed while it is still in L1. Ragged right and bottom edges unit by unit.
@@ -133,9 +194,50 @@ void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned char* 
       transpose_block<Isa, U, Stream>(src + r * in_rs, in_rs, dst + r * U, out_rs);
       prefetch_step(pf);
     }
-    if (full_r < nr) transpose_units<U>(src + full_r * in_rs, in_rs, dst + full_r * U, out_rs, nr - full_r, bc);
+    if (full_r < nr) padded_blocks<Isa, U>(src + full_r * in_rs, in_rs, dst + full_r * U, out_rs, nr - full_r, bc);
   }
-  if (full_c < nc) transpose_units<U>(in + full_c * U, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
+  for (std::int64_t r = 0; r < nr && full_c < nc; r += br)
+    padded_blocks<Isa, U>(in + r * in_rs + full_c * U, in_rs, out + full_c * out_rs + r * U, out_rs,
+                          nr - r < br ? nr - r : br, nc - full_c);
+}
+
+/// Streams a strip whose output rows are not line-aligned straight from registers (tile_kernel::stream_carry):
+/// nc (a multiple of the block's columns) output rows, nr + rows input rows (nr a multiple of the block's
+/// rows; one block past the tile is read). Blocks are one line per output row (rows x U == 64). Output row
+/// j starts s_j units before a line boundary; the line that ends s_j units into block b is the last 16 - s_j
+/// units of block b - 1 followed by the first s_j of block b: one two-source permute
+/// (Isa::concat_shift) per line, the previous block's rows kept in a 1 KiB L1 buffer. Writes the lines that
+/// start in rows [0, nr), i.e. exactly what the tile owns (macrokernel_transpose2d.cpp); `out` points at
+/// row 0, unit 0 of the strip's output and every output row starts on a multiple of U bytes.
+template <class Isa, int U>
+void stream_carry(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                  std::int64_t nr, std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
+  using shape = block_shape<Isa, U>;
+  using vec = typename Isa::vec;
+  constexpr int br = shape::rows, bc = shape::cols;
+  static_assert((shape::full || shape::scratch) && br * U == 64);
+  for (std::int64_t c = 0; c < nc; c += bc) {
+    const unsigned char* src = in + c * U;
+    unsigned char* dst = out + c * out_rs;
+    vec prev[bc], shift[bc];
+    unsigned char* line_at[bc];  // the next line of each output row
+    for (int j = 0; j < bc; ++j) {
+      const auto a = reinterpret_cast<std::uintptr_t>(dst + j * out_rs);
+      const std::int64_t head = static_cast<std::int64_t>((64 - a % 64) % 64);  // bytes to the first boundary
+      shift[j] = Isa::template shift_index<U>(static_cast<int>(head / U));
+      line_at[j] = dst + j * out_rs + head;
+    }
+    line_block<Isa, U>(src, in_rs, [&](int j, vec v) { prev[j] = v; });
+    prefetch_step(pf);
+    for (std::int64_t r = br; r <= nr; r += br) {
+      line_block<Isa, U>(src + r * in_rs, in_rs, [&](int j, vec v) {
+        Isa::stream(line_at[j], Isa::template concat_shift<U>(prev[j], shift[j], v));
+        line_at[j] += 64;
+        prev[j] = v;
+      });
+      prefetch_step(pf);
+    }
+  }
 }
 
 /// Non-temporal copy of whole 64-byte lines to an aligned destination (isa_kernels::stream_lines).
@@ -153,8 +255,13 @@ template <class Isa, int U>
 constexpr tile_kernel kernel_for() {
   using shape = block_shape<Isa, U>;
   // Streaming straight from registers needs every store of a full block to be one whole line.
-  constexpr bool line_stores = shape::full && shape::rows * U == 64;
-  return {&transpose_tile<Isa, U>, shape::rows, shape::cols, line_stores ? &transpose_tile<Isa, U, true> : nullptr};
+  constexpr bool line_stores = (shape::full || shape::scratch) && shape::rows * U == 64;
+  tile_kernel k{&transpose_tile<Isa, U>, shape::rows, shape::cols, nullptr, nullptr};
+  if constexpr (line_stores) {
+    k.tile_stream = &transpose_tile<Isa, U, true>;
+    if constexpr (Isa::template has_concat_shift<U>) k.stream_carry = &stream_carry<Isa, U>;
+  }
+  return k;
 }
 
 /// The level's table: transposes of 1, 2, 4, 8, 16-byte units, streaming copy and fence.

@@ -181,15 +181,18 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
   }
 }
 
-// A large enough problem for several streaming tiles per thread, on every level (the paths above have at most
-// a few tiles): fp32 and bytes, one aligned and one odd shape each.
+// Problems large enough for several streaming tiles per thread, on every level (the paths above have at most
+// a few tiles): line-aligned rows (streamed straight from registers), odd shapes (the carry kernel between
+// the first and last tiles, staging at the plane edges), odd unit sizes (staging), a batch.
 TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
   std::mt19937_64 rng(test_seed() + 1);
   const forced_level level(GetParam(), streaming_mode::always);
   ASSERT_TRUE(level.ok());
   for (const auto& p : {problem{{1024, 768}, {1, 0}, 4, {}, {}}, problem{{1021, 771}, {1, 0}, 4, {}, {}},
                         problem{{1536, 1024}, {1, 0}, 1, {}, {}}, problem{{1531, 1029}, {1, 0}, 1, {}, {}},
-                        problem{{509, 517}, {1, 0}, 16, {}, {}}, problem{{700, 600}, {1, 0}, 3, {}, {}}}) {
+                        problem{{509, 517}, {1, 0}, 16, {}, {}}, problem{{700, 600}, {1, 0}, 3, {}, {}},
+                        problem{{1027, 1021}, {1, 0}, 2, {}, {}}, problem{{613, 389}, {1, 0}, 8, {}, {}},
+                        problem{{2, 600, 517}, {0, 2, 1}, 4, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
