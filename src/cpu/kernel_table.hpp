@@ -55,6 +55,19 @@ struct isa_kernels {
   void (*stream_lines)(unsigned char* dst, const unsigned char* src, std::int64_t lines) = nullptr;
   /// Orders the calling thread's non-temporal stores before its later stores (sfence).
   void (*fence)() = nullptr;
+
+  /// Thin planes (AoS <-> SoA), per unit size (same indexing as pow2; null where the level has none), for
+  /// k <= thin_max_k[i] units on the short side. `n` is a multiple of thin_step[i] units.
+  /// deinterleave: n packed input rows of k units (k * unit bytes apart) -> k output rows of n units, row j
+  ///   at out + j * out_rs.
+  /// interleave: k input rows of n units, row j at in + j * in_rs -> n packed output rows of k units.
+  /// `stream`: non-temporal stores; then every output vector must be 64-byte aligned (the caller checks).
+  void (*deinterleave[5])(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                          std::int64_t k, bool stream) = {};
+  void (*interleave[5])(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
+                        std::int64_t k, bool stream) = {};
+  int thin_max_k[5] = {};
+  int thin_step[5] = {};
 };
 
 /// The kernels of each level. A level that this build or CPU lacks is never asked for

@@ -199,6 +199,57 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   });
 }
 
+// Thin planes (rows x k or k x rows, k small, the long side packed): the level's (de)interleave kernels on
+// chunks of the long side, the ragged end of each plane by the tile kernel. Tasks are (item, chunk).
+// Streaming stores when the output is larger than the LLC and every output vector lands on a line.
+bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
+              const unsigned char* in, unsigned char* out, int threads) {
+  if (lg < 1 || lg > 3) return false;
+  const bool aos = isa.deinterleave[lg] != nullptr && p.cols >= 2 && p.cols <= isa.thin_max_k[lg] &&
+                   p.in_rs == p.cols * p.unit;
+  const bool soa = !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= isa.thin_max_k[lg] &&
+                   p.out_rs == p.rows * p.unit;
+  const std::int64_t step = isa.thin_step[lg];
+  const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
+  if ((!aos && !soa) || n < 4 * step) return false;
+  const std::int64_t wb = g.word_bytes;
+  const std::int64_t items = g.batch_count();
+  // Chunks of ~64 KiB of input, whole vectors.
+  const std::int64_t chunk = std::max<std::int64_t>(step, (std::int64_t{64} << 10) / (kk * p.unit) / step * step);
+  const std::int64_t chunks = (n + chunk - 1) / chunk;
+  const std::int64_t out_bytes = items * p.rows * p.cols * p.unit;
+  bool stream = isa.stream_lines != nullptr && use_streaming(out_bytes, 256, host_caches()) &&
+                reinterpret_cast<std::uintptr_t>(out) % line == 0 && (aos ? p.out_rs % line == 0 : true);
+  for (int i = 0; i < g.batch_rank; ++i) stream = stream && (g.batch_out_stride[i] * wb) % line == 0;
+  const int nt = resolve_threads(threads, out_bytes, items * chunks);
+  parallel_slices(items * chunks, nt, [&](std::int64_t begin, std::int64_t end) {
+    batch_cursor b(g, begin / chunks);
+    std::int64_t ch = begin % chunks;
+    for (std::int64_t task = begin; task < end; ++task) {
+      const unsigned char* src = in + b.in_offset() * wb;
+      unsigned char* dst = out + b.out_offset() * wb;
+      const std::int64_t s0 = ch * chunk, len = std::min(chunk, n - s0), vec_len = len / step * step;
+      if (aos) {
+        isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
+        if (vec_len < len)
+          k.tile(src + (s0 + vec_len) * p.in_rs, p.in_rs, dst + (s0 + vec_len) * p.unit, p.out_rs, len - vec_len, kk,
+                 p.words, nullptr);
+      } else {
+        isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
+        if (vec_len < len)
+          k.tile(src + (s0 + vec_len) * p.unit, p.in_rs, dst + (s0 + vec_len) * p.out_rs, p.out_rs, kk, len - vec_len,
+                 p.words, nullptr);
+      }
+      if (++ch == chunks) {
+        ch = 0;
+        b.next();
+      }
+    }
+    if (stream) isa.fence();
+  });
+  return true;
+}
+
 int log2_pow2_unit(std::int64_t unit) {
   switch (unit) {
     case 1: return 0;
@@ -228,6 +279,8 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
   const isa_kernels& isa = kernels_for(active_cpu_isa());
   const int lg = log2_pow2_unit(p.unit);
   const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg] : scalar_unit_kernel(p.unit, g.word_bytes);
+
+  if (run_thin(g, p, k, isa, lg, in, out, threads)) return;
 
   const cpu_caches& caches = host_caches();
   const std::int64_t out_bytes = g.batch_count() * p.rows * p.cols * p.unit;

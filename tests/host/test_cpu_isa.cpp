@@ -169,9 +169,10 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
         ++checked;
       }
     }
-    // Thin planes (AoS <-> SoA) and rows exactly one line long.
+    // Thin planes (AoS <-> SoA: the (de)interleave kernels up to k = 16, tiles beyond) and rows exactly one
+    // line long.
     for (const std::int64_t eb : {1, 2, 4, 8, 16, 3, 12}) {
-      for (const std::int64_t k : {2, 3, 4, 5, 8}) {
+      for (const std::int64_t k : {2, 3, 4, 5, 8, 13, 16, 17}) {
         ASSERT_EQ(check({{1003, k}, {1, 0}, eb, {}, {}}, rng, 0, 0, 2), "");
         ASSERT_EQ(check({{k, 1003}, {1, 0}, eb, {}, {}}, rng, 8, 0, 1), "");
       }
