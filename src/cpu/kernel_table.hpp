@@ -49,6 +49,8 @@ struct tile_kernel {
 struct isa_kernels {
   cpu_isa isa = cpu_isa::scalar;
   tile_kernel pow2[5];
+  /// 3-byte units (RGB8 pixels); null tile where the level has none (the portable kernel then).
+  tile_kernel unit3;
 
   /// Non-temporal copy of `lines` 64-byte lines to a 64-byte-aligned `dst` from any `src`; null when the
   /// level has no streaming stores (scalar). Weakly ordered: call `fence` before other threads may read.

@@ -278,7 +278,9 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
 
   const isa_kernels& isa = kernels_for(active_cpu_isa());
   const int lg = log2_pow2_unit(p.unit);
-  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg] : scalar_unit_kernel(p.unit, g.word_bytes);
+  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg]
+                        : p.unit == 3 && isa.unit3.tile != nullptr ? isa.unit3
+                                                                   : scalar_unit_kernel(p.unit, g.word_bytes);
 
   if (run_thin(g, p, k, isa, lg, in, out, threads)) return;
 

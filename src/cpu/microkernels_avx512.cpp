@@ -189,6 +189,43 @@ void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
   }
 }
 
+// ---- 3-byte units (RGB8) ---------------------------------------------------------------------------------
+//
+// A 16 x 16 block of 3-byte units: each 48-byte input row is widened to 16 dwords (a dword permute brings
+// bytes 12L .. 12L + 15 into lane L, an in-lane byte shuffle spreads them 3 + 1 zero per dword) into an L1
+// scratch, transposed there as 4-byte units (full_block), and each output row narrowed back (byte shuffle
+// packs 12 bytes per lane, a dword permute closes the gaps) and stored as 48 bytes with a byte mask.
+
+inline __m512i widen_rgb(const unsigned char* p) {
+  const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
+  const __m512i dw = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
+  const __m512i spread = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
+  return _mm512_shuffle_epi8(dw, spread);
+}
+
+inline void narrow_rgb(unsigned char* p, __m512i v) {
+  const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+  const __m512i packed = _mm512_shuffle_epi8(v, pack);
+  const __m512i out = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15), packed);
+  _mm512_mask_storeu_epi8(p, 0x0000FFFFFFFFFFFFull, out);
+}
+
+void tile_rgb(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t nr,
+              std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
+  constexpr int b = 16;
+  alignas(64) unsigned char wide[b * 64];
+  const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
+  for (std::int64_t c = 0; c < full_c; c += b) {
+    for (std::int64_t r = 0; r < full_r; r += b) {
+      for (int i = 0; i < b; ++i) _mm512_store_si512(wide + i * 64, widen_rgb(in + (r + i) * in_rs + c * 3));
+      simd::full_block<avx512, 4>(wide, 64, [&](int j, __m512i v) { narrow_rgb(out + (c + j) * out_rs + r * 3, v); });
+      simd::prefetch_step(pf);
+    }
+    if (full_r < nr) simd::transpose_units<3>(in + full_r * in_rs + c * 3, in_rs, out + c * out_rs + full_r * 3, out_rs, nr - full_r, b);
+  }
+  if (full_c < nc) simd::transpose_units<3>(in + full_c * 3, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
+}
+
 constexpr isa_kernels make_table() {
   isa_kernels k = simd::make_kernels<avx512>(cpu_isa::avx512);
   k.deinterleave[1] = &deinterleave<2>;
@@ -198,6 +235,7 @@ constexpr isa_kernels make_table() {
   k.interleave[2] = &interleave<4>;
   k.interleave[3] = &interleave<8>;
   k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
+  k.unit3 = {&tile_rgb, 16, 16, nullptr, nullptr};
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;

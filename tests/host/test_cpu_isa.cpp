@@ -113,9 +113,9 @@ TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
   for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20}) {
     const int lg = u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : u == 8 ? 3 : u == 16 ? 4 : -1;
     const std::int64_t word = u % 16 == 0 ? 16 : u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
-    const xpose::detail::tile_kernel k = lg >= 0 && kernels.pow2[lg].tile != nullptr
-                                             ? kernels.pow2[lg]
-                                             : xpose::detail::scalar_unit_kernel(u, word);
+    const xpose::detail::tile_kernel k = lg >= 0 && kernels.pow2[lg].tile != nullptr ? kernels.pow2[lg]
+                                         : u == 3 && kernels.unit3.tile != nullptr  ? kernels.unit3
+                                                                                    : xpose::detail::scalar_unit_kernel(u, word);
     for (int it = 0; it < 60; ++it) {
       const bool stream = k.tile_stream != nullptr && it % 3 == 0;
       const std::int64_t nr = 1 + static_cast<std::int64_t>(rng() % 80), nc = 1 + static_cast<std::int64_t>(rng() % 80);
