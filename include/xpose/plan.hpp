@@ -28,7 +28,8 @@ using stream_t = CUstream_st*;
 /// The canonical forms a problem reduces to (DESIGN §2).
 enum class algorithm {
   copy,         ///< identity: one contiguous run of words
-  rows,         ///< the fastest axis is unchanged: a batched gather of contiguous rows
+  rows,         ///< the fastest axis is unchanged: a batched gather of contiguous rows (runs of one word
+                ///< for strided views that have no unit-stride axis on a side)
   transpose2d,  ///< (batched) b x r x c -> b x c x r of `elem_words`-word units
 };
 
@@ -64,14 +65,28 @@ struct canonical_form {
 ///   out[out_b + c * out_ld + r * elem_words + k] = in[in_b + r * in_ld + c * elem_words + k]
 ///
 /// with in_b = sum(b_i * batch_in_stride[i]), out_b likewise. `copy` and `rows` have rows == cols == 1.
+///
+/// Compound tile sides (N-d permutations whose fastest axes are short, e.g. extents 2, 3, 5): the row index
+/// r is a mixed-radix number over `row_extent[0 .. row_rank)` (slowest first, product == rows), and
+/// `r * in_ld` above becomes sum(digit_i * row_in_stride[i]); likewise `c * out_ld` becomes
+/// sum(digit_i * col_out_stride[i]) over `col_extent`. The row axes are nested contiguously in the output and
+/// the column axes in the input, so `r * elem_words` and `c * elem_words` stay as they are: a tile still reads
+/// contiguous input runs and writes contiguous output runs, however short each axis is. With one axis a side
+/// (row_rank == col_rank == 1) this is the plain 2-D form (row_in_stride[0] == in_ld).
 struct plan_geometry {
   algorithm algo = algorithm::copy;
   std::int64_t word_bytes = 1;
   std::int64_t elem_words = 0;  ///< words per unit (the row length for copy/rows)
   std::int64_t rows = 1;        ///< transpose2d: input rows (output columns)
   std::int64_t cols = 1;        ///< transpose2d: input columns (output rows)
-  std::int64_t in_ld = 0;       ///< words between consecutive input rows
-  std::int64_t out_ld = 0;      ///< words between consecutive output rows
+  std::int64_t in_ld = 0;       ///< words between consecutive input rows (row_in_stride of the fastest row axis)
+  std::int64_t out_ld = 0;      ///< words between consecutive output rows (col_out_stride of the fastest column axis)
+  int row_rank = 0;             ///< transpose2d: axes of the row side (1 = plain 2-D)
+  std::array<std::int64_t, max_canonical_rank> row_extent{};
+  std::array<std::int64_t, max_canonical_rank> row_in_stride{};
+  int col_rank = 0;             ///< transpose2d: axes of the column side (1 = plain 2-D)
+  std::array<std::int64_t, max_canonical_rank> col_extent{};
+  std::array<std::int64_t, max_canonical_rank> col_out_stride{};
   int batch_rank = 0;
   std::array<std::int64_t, max_canonical_rank> batch_extent{};
   std::array<std::int64_t, max_canonical_rank> batch_in_stride{};
@@ -79,6 +94,8 @@ struct plan_geometry {
 
   /// Product of batch extents (1 for batch_rank 0).
   std::int64_t batch_count() const noexcept;
+  /// Whether a tile side spans several axes (see above).
+  bool compound() const noexcept { return row_rank > 1 || col_rank > 1; }
 };
 
 class plan;

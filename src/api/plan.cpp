@@ -101,6 +101,17 @@ std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
   if (g.algo == algorithm::transpose2d) {
     os << g.rows << " x " << g.cols << " -> " << g.cols << " x " << g.rows << " units of " << g.elem_words
        << " x " << g.word_bytes << " B, in_ld " << g.in_ld << ", out_ld " << g.out_ld;
+    if (g.compound()) {
+      os << ", compound sides: rows ";
+      print_list(os, g.row_extent, g.row_rank);
+      os << " (in strides ";
+      print_list(os, g.row_in_stride, g.row_rank);
+      os << "), cols ";
+      print_list(os, g.col_extent, g.col_rank);
+      os << " (out strides ";
+      print_list(os, g.col_out_stride, g.col_rank);
+      os << ")";
+    }
   } else {
     os << "rows of " << g.elem_words << " x " << g.word_bytes << " B";
   }

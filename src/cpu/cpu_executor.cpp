@@ -2,6 +2,7 @@
 #include "cpu/cpu_executor.hpp"
 
 #include "cpu/macrokernels.hpp"
+#include "plan/planner.hpp"
 
 namespace xpose::detail {
 
@@ -10,7 +11,9 @@ status cpu_execute(const plan_geometry& g, const void* in, void* out, int thread
   switch (g.algo) {
     case algorithm::copy:
     case algorithm::rows: cpu_rows(g, in, out, threads); return status::ok();
-    case algorithm::transpose2d: cpu_transpose2d(g, in, out, threads); return status::ok();
+    // Compound tile sides are a GPU tiling device; the CPU blocks the fastest axis of each side and walks
+    // the others as batch axes (same byte map).
+    case algorithm::transpose2d: cpu_transpose2d(flatten_sides(g), in, out, threads); return status::ok();
   }
   return status(status_code::internal, "cpu_execute: unknown algorithm");
 }

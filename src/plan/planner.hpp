@@ -34,6 +34,10 @@ canonical_form canonicalize(const normalized_problem& n);
 /// Chooses the algorithm and its geometry for a canonical form (DESIGN §2).
 result<plan_geometry> select(const canonical_form& c);
 
+/// The plain 2-D form of a transpose2d geometry with compound sides: every axis of a side but its fastest
+/// becomes a batch axis. Same byte map; for executors (or tile shapes) that take one axis a side.
+plan_geometry flatten_sides(const plan_geometry& g);
+
 /// Multiplication and addition of non-negative 64-bit values; false on overflow.
 bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept;
 bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept;

@@ -5,8 +5,15 @@
 //   * rank <= 1 with unit strides          -> copy
 //   * ci == ro (the fastest axis stays)     -> rows, unless the rows are short and the other axes form a
 //                                             2-D transpose of them: then transpose2d of row-sized units
-//   * ci != ro                              -> transpose2d: r = ro, c = ci, every other axis is batch
-//   * no unit-stride axis on a side          -> unsupported (strided views arrive with the N-d executor)
+//   * ci != ro                              -> transpose2d: rows side starts at ro, columns side at ci
+//   * no unit-stride axis on a side          -> rows of one word over every axis (an element-wise gather:
+//                                             such views cannot be read or written in contiguous runs)
+//
+// Compound tile sides (the N-d issue): a tile side that is shorter than a tile wants (`side_target`) takes in
+// the next axis nested contiguously after it on its own side (the rows side grows along the output, the
+// columns side along the input), as in cuTT's "packed" split and HPTT's fused loops. NCHW-like layouts with
+// a fastest extent of 3, or random permutations of extents 2, 3, 5, 7, then still read and write runs of
+// >= 128 units / 256 bytes. Sides that are long enough stay single axes (the plain 2-D form).
 #include <sstream>
 
 #include "plan/planner.hpp"
@@ -19,6 +26,11 @@ namespace {
 // a row gather of short rows wastes most of each 32-byte sector, the tiled transpose does not.
 constexpr std::int64_t max_unit_bytes = 64;
 
+// A tile side grows while it is shorter than both of these: 256 bytes is two 128-byte lines per run (whole
+// sectors however the run is aligned); 128 units bounds the mixed-radix work per row for 1-byte units.
+constexpr std::int64_t side_target_bytes = 256;
+constexpr std::int64_t side_target_units = 128;
+
 int find_unit_axis(const canonical_form& c, const std::array<std::int64_t, max_canonical_rank>& stride,
                    std::int64_t unit, int skip) {
   for (int i = c.rank - 1; i >= 0; --i)
@@ -26,11 +38,18 @@ int find_unit_axis(const canonical_form& c, const std::array<std::int64_t, max_c
   return -1;
 }
 
-// Every axis but the skipped ones becomes a batch axis (output order, slowest first).
-void set_batch(plan_geometry& g, const canonical_form& c, int skip_a, int skip_b, int skip_c = -1) {
+// One side of a tile: its axes, slowest first, and the product of their extents.
+struct tile_side {
+  int rank = 0;
+  std::array<int, max_canonical_rank> axis{};
+  std::int64_t product = 1;
+};
+
+// Every axis not marked used becomes a batch axis (output order, slowest first).
+void set_batch(plan_geometry& g, const canonical_form& c, const std::array<bool, max_canonical_rank>& used) {
   g.batch_rank = 0;
   for (int i = 0; i < c.rank; ++i) {
-    if (i == skip_a || i == skip_b || i == skip_c) continue;
+    if (used[i]) continue;
     g.batch_extent[g.batch_rank] = c.extent[i];
     g.batch_in_stride[g.batch_rank] = c.in_stride[i];
     g.batch_out_stride[g.batch_rank] = c.out_stride[i];
@@ -38,7 +57,94 @@ void set_batch(plan_geometry& g, const canonical_form& c, int skip_a, int skip_b
   }
 }
 
+// transpose2d with the rows side starting at `ro` (nested along the output) and the columns side at `ci`
+// (nested along the input), units of `unit` words (whose own axis, if any, is already marked used).
+plan_geometry tiled(const canonical_form& c, int ro, int ci, std::int64_t unit, std::array<bool, max_canonical_rank> used) {
+  tile_side rs, cs;
+  auto start = [&](tile_side& s, int a) {
+    s.rank = 1;
+    s.axis[0] = a;
+    s.product = c.extent[a];
+    used[a] = true;
+  };
+  start(rs, ro);
+  start(cs, ci);
+  const std::int64_t unit_bytes = unit * c.word_bytes;
+  auto short_side = [&](const tile_side& s) {
+    return s.product * unit_bytes < side_target_bytes && s.product < side_target_units;
+  };
+  // The free axis whose stride on `stride`'s side is product * unit: nested right outside the side.
+  auto grow = [&](tile_side& s, const std::array<std::int64_t, max_canonical_rank>& stride) {
+    if (!short_side(s)) return false;
+    for (int i = 0; i < c.rank; ++i) {
+      if (used[i] || stride[i] != s.product * unit) continue;
+      for (int k = s.rank; k > 0; --k) s.axis[k] = s.axis[k - 1];  // slowest first: prepend
+      s.axis[0] = i;
+      ++s.rank;
+      s.product *= c.extent[i];  // no overflow: bounded by the element count
+      used[i] = true;
+      return true;
+    }
+    return false;
+  };
+  // Grow the shorter side first, so that an axis next to both goes where it is needed most.
+  for (bool grew = true; grew;) {
+    grew = false;
+    if (rs.product <= cs.product) grew = grow(rs, c.out_stride) || grow(cs, c.in_stride);
+    else grew = grow(cs, c.in_stride) || grow(rs, c.out_stride);
+  }
+
+  plan_geometry g{};
+  g.algo = algorithm::transpose2d;
+  g.word_bytes = c.word_bytes;
+  g.elem_words = unit;
+  g.rows = rs.product;
+  g.cols = cs.product;
+  g.row_rank = rs.rank;
+  for (int k = 0; k < rs.rank; ++k) {
+    g.row_extent[k] = c.extent[rs.axis[k]];
+    g.row_in_stride[k] = c.in_stride[rs.axis[k]];
+  }
+  g.col_rank = cs.rank;
+  for (int k = 0; k < cs.rank; ++k) {
+    g.col_extent[k] = c.extent[cs.axis[k]];
+    g.col_out_stride[k] = c.out_stride[cs.axis[k]];
+  }
+  g.in_ld = g.row_in_stride[rs.rank - 1];
+  g.out_ld = g.col_out_stride[cs.rank - 1];
+  set_batch(g, c, used);
+  return g;
+}
+
 }  // namespace
+
+plan_geometry flatten_sides(const plan_geometry& g) {
+  if (!g.compound()) return g;
+  plan_geometry f = g;
+  // The outer axes of each side become batch axes; the fastest axis of each side stays.
+  for (int k = 0; k + 1 < g.row_rank; ++k) {
+    f.batch_extent[f.batch_rank] = g.row_extent[k];
+    f.batch_in_stride[f.batch_rank] = g.row_in_stride[k];
+    f.batch_out_stride[f.batch_rank] = g.row_extent[g.row_rank - 1] * g.elem_words;  // nested in the output
+    for (int j = k + 1; j + 1 < g.row_rank; ++j) f.batch_out_stride[f.batch_rank] *= g.row_extent[j];
+    ++f.batch_rank;
+  }
+  for (int k = 0; k + 1 < g.col_rank; ++k) {
+    f.batch_extent[f.batch_rank] = g.col_extent[k];
+    f.batch_in_stride[f.batch_rank] = g.col_extent[g.col_rank - 1] * g.elem_words;  // nested in the input
+    for (int j = k + 1; j + 1 < g.col_rank; ++j) f.batch_in_stride[f.batch_rank] *= g.col_extent[j];
+    f.batch_out_stride[f.batch_rank] = g.col_out_stride[k];
+    ++f.batch_rank;
+  }
+  f.rows = g.row_extent[g.row_rank - 1];
+  f.cols = g.col_extent[g.col_rank - 1];
+  f.row_rank = f.col_rank = 1;
+  f.row_extent[0] = f.rows;
+  f.row_in_stride[0] = f.in_ld;
+  f.col_extent[0] = f.cols;
+  f.col_out_stride[0] = f.out_ld;
+  return f;
+}
 
 result<plan_geometry> select(const canonical_form& c) {
   plan_geometry g{};
@@ -55,13 +161,16 @@ result<plan_geometry> select(const canonical_form& c) {
     return g;
   }
 
+  std::array<bool, max_canonical_rank> used{};
   const int ro = find_unit_axis(c, c.out_stride, 1, -1);
   const int ci = find_unit_axis(c, c.in_stride, 1, -1);
   if (ro < 0 || ci < 0) {
-    std::ostringstream os;
-    os << "no axis is contiguous in the " << (ro < 0 ? "output" : "input") << " after canonicalization ("
-       << c << "); gathers from strided views of this kind are not supported yet";
-    return status(status_code::unsupported, os.str());
+    // A strided view with no contiguous axis on one side: nothing can be moved in runs of more than one
+    // word on that side, so every word is gathered (or scattered) by itself.
+    g.algo = algorithm::rows;
+    g.elem_words = 1;
+    set_batch(g, c, used);
+    return g;
   }
 
   if (ci == ro) {
@@ -71,30 +180,17 @@ result<plan_geometry> select(const canonical_form& c) {
       const int r2 = find_unit_axis(c, c.out_stride, n, ci);
       const int c2 = find_unit_axis(c, c.in_stride, n, ci);
       if (r2 >= 0 && c2 >= 0 && r2 != c2) {
-        g.algo = algorithm::transpose2d;
-        g.elem_words = n;
-        g.rows = c.extent[r2];
-        g.cols = c.extent[c2];
-        g.in_ld = c.in_stride[r2];
-        g.out_ld = c.out_stride[c2];
-        set_batch(g, c, r2, c2, ci);
-        return g;
+        used[ci] = true;
+        return tiled(c, r2, c2, n, used);
       }
     }
     g.algo = algorithm::rows;
     g.elem_words = n;
-    set_batch(g, c, ci, -1);
+    used[ci] = true;
+    set_batch(g, c, used);
     return g;
   }
-
-  g.algo = algorithm::transpose2d;
-  g.elem_words = 1;
-  g.rows = c.extent[ro];
-  g.cols = c.extent[ci];
-  g.in_ld = c.in_stride[ro];
-  g.out_ld = c.out_stride[ci];
-  set_batch(g, c, ro, ci);
-  return g;
+  return tiled(c, ro, ci, 1, used);
 }
 
 }  // namespace xpose::detail

@@ -116,15 +116,6 @@ TEST(Errors, StrideTimesExtentOverflowing64Bits) {
   expect_plan_error({{4, 4}, {0, 1}, 4, {}, {big, 1}}, status_code::invalid_argument, "out_strides");
 }
 
-TEST(Errors, StridedGatherWithoutAUnitStrideAxisIsUnsupported) {
-  // Input: every axis strided (a 2-column slice of every 2nd element): no contiguous input axis.
-  expect_plan_error({{4, 5}, {1, 0}, 4, {10, 2}, {}}, status_code::unsupported, "input");
-  // Output: every output axis strided.
-  expect_plan_error({{4, 5}, {1, 0}, 4, {}, {8, 2}}, status_code::unsupported, "output");
-  // Rank 1 with a stride: a gather, not a copy.
-  expect_plan_error({{7}, {0}, 2, {3}, {}}, status_code::unsupported, "input");
-}
-
 // ---- plan::execute_host -------------------------------------------------------------------------------
 
 class HostBuffers : public ::testing::Test {
@@ -214,8 +205,6 @@ TEST(Errors, PermuteHostReportsPlanAndBufferErrors) {
                 "in is null");
   expect_status(xpose::permute_host(in.data(), out.data(), {{3, 4}, {1, 0}, 4, {}, {}}, -2),
                 status_code::invalid_argument, "threads");
-  expect_status(xpose::permute_host(in.data(), out.data(), {{4, 5}, {1, 0}, 4, {10, 2}, {}}), status_code::unsupported,
-                "input");
 }
 
 TEST(Errors, TransposeHostReportsPlanAndBufferErrors) {

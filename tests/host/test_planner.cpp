@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "common/reference.hpp"
+#include "plan/planner.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -72,11 +74,26 @@ byte_map canonical_map(const xpose::canonical_form& c) {
   return m;
 }
 
+// Offset of index i over a mixed radix side (slowest first): sum(digit_k * stride_k).
+std::int64_t side_offset(std::int64_t i, int rank, const std::array<std::int64_t, xpose::max_canonical_rank>& extent,
+                         const std::array<std::int64_t, xpose::max_canonical_rank>& stride) {
+  std::int64_t off = 0;
+  for (int k = rank - 1; k >= 0; --k) {
+    off += (i % extent[k]) * stride[k];
+    i /= extent[k];
+  }
+  return off;
+}
+
 // The map of a geometry, straight from its definition in plan.hpp:
 //   out[out_b + c*out_ld + r*elem_words + k] = in[in_b + r*in_ld + c*elem_words + k]
+// with r*in_ld and c*out_ld the mixed-radix offsets of compound sides.
 byte_map geometry_map(const xpose::plan_geometry& g) {
   byte_map m;
   if (g.batch_count() == 0 || g.rows == 0 || g.cols == 0 || g.elem_words == 0) return m;
+  const bool sides = g.algo == algorithm::transpose2d;
+  auto row_in = [&](std::int64_t r) { return sides ? side_offset(r, g.row_rank, g.row_extent, g.row_in_stride) : r * g.in_ld; };
+  auto col_out = [&](std::int64_t c) { return sides ? side_offset(c, g.col_rank, g.col_extent, g.col_out_stride) : c * g.out_ld; };
   std::vector<std::int64_t> b(static_cast<std::size_t>(g.batch_rank), 0);
   while (true) {
     std::int64_t in_b = 0, out_b = 0;
@@ -87,8 +104,8 @@ byte_map geometry_map(const xpose::plan_geometry& g) {
     for (std::int64_t r = 0; r < g.rows; ++r)
       for (std::int64_t c = 0; c < g.cols; ++c)
         for (std::int64_t k = 0; k < g.elem_words; ++k) {
-          const std::int64_t in = in_b + r * g.in_ld + c * g.elem_words + k;
-          const std::int64_t out = out_b + c * g.out_ld + r * g.elem_words + k;
+          const std::int64_t in = in_b + row_in(r) + c * g.elem_words + k;
+          const std::int64_t out = out_b + col_out(c) + r * g.elem_words + k;
           for (std::int64_t w = 0; w < g.word_bytes; ++w) m.emplace_back(in * g.word_bytes + w, out * g.word_bytes + w);
         }
     int k = g.batch_rank - 1;
@@ -158,6 +175,22 @@ bool check_plan(const problem& p, const std::string& context) {
     EXPECT_EQ(g.batch_rank, 0) << where;
   }
   EXPECT_EQ(plan->algo(), g.algo) << where;
+  if (g.algo == algorithm::transpose2d) {
+    // Sides: products match, the fastest stride is the leading dimension, and the flattened form (what the
+    // CPU executor runs) has the same byte map.
+    std::int64_t rp = 1, cp = 1;
+    for (int k = 0; k < g.row_rank; ++k) rp *= g.row_extent[k];
+    for (int k = 0; k < g.col_rank; ++k) cp *= g.col_extent[k];
+    EXPECT_GE(g.row_rank, 1) << where;
+    EXPECT_GE(g.col_rank, 1) << where;
+    EXPECT_EQ(rp, g.rows) << where;
+    EXPECT_EQ(cp, g.cols) << where;
+    EXPECT_EQ(g.row_in_stride[g.row_rank - 1], g.in_ld) << where;
+    EXPECT_EQ(g.col_out_stride[g.col_rank - 1], g.out_ld) << where;
+    const xpose::plan_geometry flat = xpose::detail::flatten_sides(g);
+    EXPECT_FALSE(flat.compound()) << where;
+    EXPECT_TRUE(geometry_map(flat) == problem_map(p)) << "flatten_sides changes the byte map: " << where;
+  }
   EXPECT_NE(printed.str().find(xpose::to_string(g.algo)), std::string::npos) << where;
 
   // The maps: problem == canonical form == geometry.
@@ -491,12 +524,51 @@ TEST(Planner, HpttExampleFusesTheMiddleAxes) {
   EXPECT_EQ(c.extent[0], 13);
   EXPECT_EQ(c.extent[1], 11 * 12);
   EXPECT_EQ(c.extent[2], 10);
+  // The rows side (10 units, 40 bytes) is short: it takes in the 132-axis, nested right outside it in the
+  // output, and becomes a compound side of 1320 units; nothing is left for the batch.
   const auto& g = plan.geometry();
   EXPECT_EQ(g.algo, algorithm::transpose2d);
-  EXPECT_EQ(g.rows, 10);
+  EXPECT_EQ(g.rows, 10 * 11 * 12);
   EXPECT_EQ(g.cols, 13);
-  ASSERT_EQ(g.batch_rank, 1);
-  EXPECT_EQ(g.batch_extent[0], 11 * 12);
+  ASSERT_EQ(g.row_rank, 2);
+  EXPECT_EQ(g.row_extent[0], 11 * 12);
+  EXPECT_EQ(g.row_in_stride[0], 13);
+  EXPECT_EQ(g.row_extent[1], 10);
+  EXPECT_EQ(g.row_in_stride[1], 11 * 12 * 13);
+  EXPECT_EQ(g.col_rank, 1);
+  EXPECT_EQ(g.batch_rank, 0);
+  // Flattened (the CPU's form), the outer row axis is a batch axis again.
+  const auto f = xpose::detail::flatten_sides(g);
+  EXPECT_EQ(f.rows, 10);
+  ASSERT_EQ(f.batch_rank, 1);
+  EXPECT_EQ(f.batch_extent[0], 11 * 12);
+  EXPECT_EQ(f.batch_in_stride[0], 13);
+  EXPECT_EQ(f.batch_out_stride[0], 10);
+}
+
+TEST(Planner, ShortFastestAxesFormCompoundTileSides) {
+  // 5-D reversal of 4^5 bytes: no two axes fuse; each side takes in the axes nested next to it on its own
+  // side until it spans >= 128 units or runs out of free nested axes.
+  const xpose::plan plan = plan_of({{4, 4, 4, 4, 4}, {}, 1, {}, {}});
+  const auto& g = plan.geometry();
+  EXPECT_EQ(g.algo, algorithm::transpose2d);
+  EXPECT_TRUE(g.compound());
+  EXPECT_EQ(g.rows * g.cols * g.batch_count(), 1024);
+  EXPECT_GE(g.rows, 16);
+  EXPECT_GE(g.cols, 16);
+  // Long fastest axes stay plain 2-D.
+  EXPECT_FALSE(plan_of({{64, 3000, 500}, {0, 2, 1}, 4, {}, {}}).geometry().compound());
+}
+
+TEST(Planner, ViewsWithoutAUnitStrideAxisGatherSingleWords) {
+  // Every input axis strided (a 2-column slice of every 2nd element): no contiguous input axis.
+  for (const problem& p : {problem{{4, 5}, {1, 0}, 4, {10, 2}, {}}, problem{{4, 5}, {1, 0}, 4, {}, {8, 2}},
+                           problem{{7}, {0}, 2, {3}, {}}}) {
+    const xpose::plan plan = plan_of(p);
+    EXPECT_EQ(plan.geometry().algo, algorithm::rows) << p;
+    EXPECT_EQ(plan.geometry().elem_words, 1) << p;
+    EXPECT_TRUE(check_plan(p, "strided view"));
+  }
 }
 
 TEST(Planner, PrintingAPlanNamesTheAlgorithm) {
