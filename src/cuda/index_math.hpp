@@ -70,4 +70,23 @@ struct batch_map {
   }
 };
 
+/// A compound tile side (plan_geometry::row_* / col_*): index i, a mixed-radix number over `extent` (slowest
+/// first), -> byte offset sum(digit_k * stride[k]). rank >= 1; the slowest extent is never divided by.
+template <int MaxRank>
+struct mixed_radix_map {
+  int rank = 1;
+  fast_divmod extent[MaxRank];
+  std::int64_t stride[MaxRank] = {};  // bytes
+
+  XPOSE_HD std::int64_t offset(std::uint64_t i) const {
+    std::int64_t off = 0;
+    for (int k = rank - 1; k > 0; --k) {
+      std::uint64_t digit = 0;
+      i = extent[k].divmod(i, digit);
+      off += static_cast<std::int64_t>(digit) * stride[k];
+    }
+    return off + static_cast<std::int64_t>(i) * stride[0];
+  }
+};
+
 }  // namespace xpose::detail

@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <algorithm>
 #include <cstdio>
+#include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/oracle.cuh"
 #include "common/reference.hpp"
 #include "xpose/xpose.hpp"
 
@@ -178,6 +182,121 @@ TEST(Permute, StridedRowGathersAndCopies) {
     check(problem{{10, 20}, {0, 1}, e, {}, {27, 1}});
     check(problem{{6, 7, 8}, {1, 0, 2}, e, {7 * 9 * 8, 9 * 8, 1}, {}});
   }
+}
+
+// ---- N-d permutations (compound tile sides, element gathers) ---------------------------------------------
+
+// Every axes order of ranks 1..5 on shapes whose fastest extents are short, so that tile sides take in
+// several axes; every element size class (1, 2, 4, 8, 16 bytes and factored odd sizes).
+TEST(PermuteNd, EveryAxesOrderOfRanksOneToFive) {
+  const std::vector<std::vector<std::int64_t>> shapes[] = {
+      {{37}},
+      {{3, 50}, {33, 17}},
+      {{3, 50, 7}, {17, 3, 29}},
+      {{5, 7, 6, 9}, {2, 33, 3, 17}},
+      {{3, 4, 5, 6, 7}, {2, 9, 2, 5, 11}},
+  };
+  int checked = 0;
+  for (int rank = 1; rank <= 5; ++rank) {
+    std::vector<std::int64_t> axes(static_cast<std::size_t>(rank));
+    for (int i = 0; i < rank; ++i) axes[static_cast<std::size_t>(i)] = i;
+    do {
+      for (const auto& shape : shapes[rank - 1])
+        for (std::int64_t e : {1, 2, 3, 4, 8, 16}) {
+          check(problem{shape, axes, e, {}, {}});
+          ++checked;
+          if (HasFailure()) return;
+        }
+    } while (std::next_permutation(axes.begin(), axes.end()));
+  }
+  std::printf("[ problems ] %d checked\n", checked);
+}
+
+// Random ranks 6..8 with small extents, random element sizes, pitched views and misaligned base pointers.
+TEST(PermuteNd, RandomRanksSixToEightWithViewsAndMisalignment) {
+  std::mt19937_64 rng(seed);
+  std::printf("[ seed ] %llu\n", static_cast<unsigned long long>(seed));
+  const std::int64_t extents[] = {1, 2, 3, 4, 5, 7, 8, 13};
+  const std::int64_t elems[] = {1, 2, 3, 4, 6, 8, 12, 16};
+  for (int n = 0; n < 150; ++n) {
+    const int rank = 6 + static_cast<int>(rng() % 3);
+    problem p;
+    std::int64_t volume = 1;
+    for (int i = 0; i < rank; ++i) {
+      std::int64_t e = extents[rng() % std::size(extents)];
+      if (volume * e > (1 << 18)) e = 1;
+      p.shape.push_back(e);
+      volume *= e;
+    }
+    p.axes.resize(static_cast<std::size_t>(rank));
+    for (int i = 0; i < rank; ++i) p.axes[static_cast<std::size_t>(i)] = i;
+    std::shuffle(p.axes.begin(), p.axes.end(), rng);
+    p.elem_bytes = elems[rng() % std::size(elems)];
+    const auto view = rng() % 4;  // 0 packed, 1 pitched input, 2 pitched output, 3 both
+    auto pitched = [&](const std::vector<std::int64_t>& shape) {
+      std::vector<std::int64_t> st(shape.size());
+      std::int64_t next = 1;
+      for (std::size_t i = shape.size(); i-- > 0;) {
+        st[i] = next;
+        next = next * shape[i] + static_cast<std::int64_t>(rng() % 3);
+      }
+      return st;
+    };
+    if (view & 1) p.in_strides = pitched(p.shape);
+    if (view & 2) p.out_strides = pitched(out_shape(p));
+    check(p, rng() % 2 ? 0 : rng() % 16, rng() % 2 ? 0 : rng() % 16);
+    if (HasFailure()) return;
+  }
+}
+
+TEST(PermuteNd, LayoutsOfDeepLearningAndSimulationCodes) {
+  for (std::int64_t e : {1, 2, 4, 8, 16}) {
+    check(problem{{4, 3, 45, 37}, {0, 2, 3, 1}, e, {}, {}});          // NCHW -> NHWC, 3 channels
+    check(problem{{4, 45, 37, 3}, {0, 3, 1, 2}, e, {}, {}});          // NHWC -> NCHW
+    check(problem{{2, 5, 7, 9, 11}, {0, 2, 3, 4, 1}, e, {}, {}});     // NCDHW -> NDHWC
+    check(problem{{2, 7, 9, 11, 5}, {0, 4, 1, 2, 3}, e, {}, {}});     // NDHWC -> NCDHW
+    check(problem{{8, 8, 8, 8, 8}, {4, 3, 2, 1, 0}, e, {}, {}});      // 5-D reversal
+    check(problem{{33, 35, 37}, {1, 2, 0}, e, {}, {}});               // the five orders of a cube
+    check(problem{{33, 35, 37}, {2, 0, 1}, e, {}, {}});
+    check(problem{{33, 35, 37}, {2, 1, 0}, e, {}, {}});
+    check(problem{{33, 35, 37}, {0, 2, 1}, e, {}, {}});
+    check(problem{{33, 35, 37}, {1, 0, 2}, e, {}, {}});
+    check(problem{{3000, 2, 3}, {2, 1, 0}, e, {}, {}});               // AoS of 2 x 3 -> SoA
+    check(problem{{3, 2, 3000}, {2, 1, 0}, e, {}, {}});
+  }
+}
+
+TEST(PermuteNd, ViewsWithoutAUnitStrideAxisAreGatheredElementByElement) {
+  for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
+    check(problem{{40, 50}, {1, 0}, e, {100, 2}, {}});                // x[:, ::2].T
+    check(problem{{40, 50}, {1, 0}, e, {}, {80, 2}});                 // into a strided output
+    check(problem{{7, 9, 11}, {2, 0, 1}, e, {9 * 11 * 3, 11 * 3, 3}, {}});
+    check(problem{{300}, {0}, e, {3}, {}});
+  }
+}
+
+TEST(Large, NdPermutationOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
+  const problem p{{8, 3, 5, 17895698}, {3, 1, 0, 2}, 1, {}, {}};  // 2.147e9 one-byte elements, compound rows
+  const std::int64_t n = 8 * 3 * 5 * std::int64_t{17895698};
+  ASSERT_GT(n, std::int64_t{1} << 31);
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < 2 * static_cast<std::size_t>(n) + (std::size_t{1} << 28)) GTEST_SKIP() << "not enough device memory";
+  auto plan = xpose::make_plan(p);
+  ASSERT_TRUE(plan) << plan.error();
+  std::printf("%s\n", (std::ostringstream() << *plan).str().c_str());
+  device_buffer d_in(static_cast<std::size_t>(n)), d_out(static_cast<std::size_t>(n));
+  unsigned long long* d_wrong = nullptr;
+  CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+  CUDA_OK(xpose::test::fill_pattern(d_in.ptr, n, seed, nullptr));
+  CUDA_OK(xpose::test::poison(d_out.ptr, n, nullptr));
+  const auto s = plan->execute(d_in.ptr, d_out.ptr, nullptr);
+  ASSERT_TRUE(s) << s;
+  CUDA_OK(xpose::test::count_mismatches(d_in.ptr, d_out.ptr, p, seed, d_wrong, nullptr));
+  unsigned long long wrong = 1;
+  CUDA_OK(cudaMemcpy(&wrong, d_wrong, sizeof(wrong), cudaMemcpyDeviceToHost));
+  cudaFree(d_wrong);
+  EXPECT_EQ(wrong, 0u);
 }
 
 TEST(Execute, RunsOnANonDefaultStream) {

@@ -68,4 +68,20 @@ TEST(BatchMap, MapsALinearIndexToRowMajorOffsetsOnBothSides) {
       }
 }
 
+TEST(MixedRadixMap, MapsASideIndexToTheSumOfDigitTimesStride) {
+  xpose::detail::mixed_radix_map<4> m;
+  m.rank = 3;
+  const std::int64_t ext[3] = {4, 3, 5}, stride[3] = {7, 1000, 60};  // the slowest extent is not divided by
+  for (int i = 0; i < 3; ++i) {
+    m.extent[i] = fast_divmod(static_cast<std::uint64_t>(ext[i]));
+    m.stride[i] = stride[i];
+  }
+  std::uint64_t r = 0;
+  for (std::int64_t i = 0; i < 4; ++i)
+    for (std::int64_t j = 0; j < 3; ++j)
+      for (std::int64_t k = 0; k < 5; ++k, ++r) EXPECT_EQ(m.offset(r), i * 7 + j * 1000 + k * 60) << r;
+  m.rank = 1;  // one axis: a plain leading dimension
+  EXPECT_EQ(m.offset(123456789), 123456789 * 7);
+}
+
 }  // namespace

@@ -445,7 +445,9 @@ measurement measure_xpose_case(context& ctx, const rotation& rot, const bench_ca
     os << "make_plan: " << plan.error();
     return failed(os.str());
   }
-  return measure_xpose(ctx, rot, *plan, reference_us);
+  measurement m = measure_xpose(ctx, rot, *plan, reference_us);
+  m.variant = plan_summary(*plan);
+  return m;
 }
 
 // Allocates and fills the case's buffers; false (with an error row pushed) when that fails.

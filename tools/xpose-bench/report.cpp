@@ -172,6 +172,7 @@ std::vector<column> columns_for(const std::string& table, const run_info& info, 
     cols.push_back({"GB/s", false, [=](const row& x) { return cell(x.main, g); }});
     cols.push_back({"vs memcpy", false, [=](const row& x) { return cell(x.main, r); }});
     cols.push_back({"verified", true, [=](const row& x) { return std::string(to_string(x.main.verified)); }});
+    if (!is_2d) cols.push_back({"plan", true, [](const row& x) { return x.main.variant.empty() ? "-" : x.main.variant; }});
     if (is_2d) {
       cols.push_back({"target", true, [&rows](const row& x) {
                         const target_check c = check_target(x, rows);
@@ -491,12 +492,14 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
     for (const auto& c : categories) width = std::max(width, c.size());
     for (const auto& cat : categories) {
       worst w;
+      std::vector<double> ratios;
       int n = 0, with_target = 0, met = 0, with_peers = 0, beaten = 0;
       std::string missed, not_beaten;
       for (const auto& r : rows) {
         if (r.category != cat || is_peer_row(r)) continue;
         ++n;
         w.take(r.main, r.case_name);
+        if (r.main.present && !std::isnan(r.main.ratio)) ratios.push_back(r.main.ratio);
         if (!std::isnan(r.target)) {
           ++with_target;
           const target_check t = check_target(r, rows);
@@ -516,7 +519,8 @@ bool print_summary(std::ostream& os, const std::vector<row>& rows) {
         }
       }
       os << "  " << cat << std::string(width - cat.size(), ' ') << "  " << n << (n == 1 ? " row " : " rows")
-         << "  worst " << fmt("%.3f", w.ratio) << " (" << (w.who.empty() ? "-" : w.who) << ")";
+         << "  median " << fmt("%.3f", median(ratios)) << "  worst " << fmt("%.3f", w.ratio) << " ("
+         << (w.who.empty() ? "-" : w.who) << ")";
       if (with_target > 0) os << "  target met " << met << "/" << with_target;
       if (with_peers > 0) os << "  beats every peer " << beaten << "/" << with_peers;
       os << '\n';

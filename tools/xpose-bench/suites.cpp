@@ -315,4 +315,28 @@ std::string validate_case(const bench_case& c) {
   return {};
 }
 
+std::string plan_summary(const xpose::plan& p) {
+  const xpose::plan_geometry& g = p.geometry();
+  std::ostringstream os;
+  os << xpose::to_string(g.algo);
+  auto side = [&os](std::int64_t n, int rank, const auto& extent) {
+    os << n;
+    if (rank < 2) return;
+    os << '[';
+    for (int k = 0; k < rank; ++k) os << (k ? "*" : "") << extent[k];
+    os << ']';
+  };
+  if (g.algo == xpose::algorithm::transpose2d) {
+    os << ' ';
+    side(g.rows, g.row_rank, g.row_extent);
+    os << 'x';
+    side(g.cols, g.col_rank, g.col_extent);
+    os << " u" << g.elem_words * g.word_bytes;
+  } else if (g.algo == xpose::algorithm::rows) {
+    os << ' ' << g.elem_words * g.word_bytes << 'B';
+  }
+  if (g.batch_count() > 1) os << " b" << g.batch_count();
+  return os.str();
+}
+
 }  // namespace xpose::bench

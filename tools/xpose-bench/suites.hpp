@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "xpose/plan.hpp"
 #include "xpose/problem.hpp"
 
 namespace xpose::bench {
@@ -74,6 +75,10 @@ std::string as_matrix_view(const bench_case& c, matrix_view& v);
 
 /// A short name for an element size: u8, fp16, rgb8, fp32, fp64, c128, else "<n>B".
 std::string elem_name(std::int64_t elem_bytes);
+
+/// What the planner chose, in a few words: "transpose2d 64x3000 u4", "transpose2d 120[3*8*5]x17895698 u1"
+/// (compound sides list their axes), "rows 12x4B", "copy".
+std::string plan_summary(const xpose::plan& p);
 
 /// Parses a comma- or x-separated list of integers ("8192,8192", "8192x8192"). False on any junk.
 bool parse_int_list(const std::string& text, std::vector<std::int64_t>& out);

@@ -14,6 +14,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
+#include "plan/planner.hpp"
 
 namespace xpose::detail {
 
@@ -56,10 +57,11 @@ bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit)
 }
 
 template <int UnitBytes>
-status launch_vec16(transpose2d_params p, cudaStream_t stream) {
+status launch_vec16(transpose2d_params p, bool compound, cudaStream_t stream) {
   using S = vec16_shape<UnitBytes>;
   set_tiles(p, S::tile_rows, S::tile_cols);
-  transpose2d_vec16_kernel<UnitBytes><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
+  if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
+  else transpose2d_vec16_kernel<UnitBytes, false><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_vec16 launch");
   return status::ok();
 }
@@ -83,15 +85,18 @@ status launch_words(transpose2d_params p, cudaStream_t stream) {
 }
 
 template <int PieceBytes, int UnitBytes>
-status launch_gather16_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
-  transpose2d_gather16_kernel<PieceBytes, UnitBytes><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+status launch_gather16_kernel(const transpose2d_params& p, bool compound, std::size_t smem, cudaStream_t stream) {
+  if (compound)
+    transpose2d_gather16_kernel<PieceBytes, UnitBytes, true><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+  else
+    transpose2d_gather16_kernel<PieceBytes, UnitBytes, false><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
   return status::ok();
 }
 
 // Compile-time unit sizes for the common pixels and scalars: 1..4, 6 (RGB16), 8, 12 (RGB32F), 16.
 template <int PieceBytes>
-status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t stream) {
+status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream) {
   const gather16_shape g = gather16_tile(unit);
   p.unit_bytes = unit;
   p.words_tile_rows = p.words_tile_cols = g.side;
@@ -101,17 +106,17 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, cudaStream_t str
   const auto smem = static_cast<std::size_t>(g.smem_bytes);
   if (unit % PieceBytes != 0) return status(status_code::internal, "gather16: piece does not divide the unit");
   switch (unit) {
-    case 1: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 1>(p, smem, stream); break;
-    case 2: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 2>(p, smem, stream); break;
-    case 3: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 3>(p, smem, stream); break;
-    case 4: return launch_gather16_kernel<PieceBytes, 4>(p, smem, stream);
-    case 6: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 6>(p, smem, stream); break;
-    case 8: return launch_gather16_kernel<PieceBytes, 8>(p, smem, stream);
-    case 12: return launch_gather16_kernel<PieceBytes, 12>(p, smem, stream);
-    case 16: return launch_gather16_kernel<PieceBytes, 16>(p, smem, stream);
+    case 1: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 1>(p, compound, smem, stream); break;
+    case 2: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 2>(p, compound, smem, stream); break;
+    case 3: if constexpr (PieceBytes <= 1) return launch_gather16_kernel<PieceBytes, 3>(p, compound, smem, stream); break;
+    case 4: return launch_gather16_kernel<PieceBytes, 4>(p, compound, smem, stream);
+    case 6: if constexpr (PieceBytes <= 2) return launch_gather16_kernel<PieceBytes, 6>(p, compound, smem, stream); break;
+    case 8: return launch_gather16_kernel<PieceBytes, 8>(p, compound, smem, stream);
+    case 12: return launch_gather16_kernel<PieceBytes, 12>(p, compound, smem, stream);
+    case 16: return launch_gather16_kernel<PieceBytes, 16>(p, compound, smem, stream);
     default: break;
   }
-  return launch_gather16_kernel<PieceBytes, 0>(p, smem, stream);
+  return launch_gather16_kernel<PieceBytes, 0>(p, compound, smem, stream);
 }
 
 template <int PieceBytes, int UnitBytes>
@@ -187,11 +192,17 @@ status launch_skinny(transpose2d_params p, std::int64_t unit, cudaStream_t strea
 
 }  // namespace
 
-status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
+status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* d_out, cudaStream_t stream,
                           const device_info&) {
-  const std::int64_t wb = g.word_bytes;
-  const std::int64_t unit = g.elem_words * wb;
+  const std::int64_t wb = planned.word_bytes;
+  const std::int64_t unit = planned.elem_words * wb;
   if (unit > 64) return status(status_code::internal, "transpose2d unit larger than 64 bytes");
+  // Compound sides run in vec16 / gather16, whose tiles need >= 16 units a side; otherwise the plain 2-D form.
+  const bool compound = planned.compound() && unit <= 16 && planned.rows >= 16 && planned.cols >= 16;
+  const plan_geometry g = compound || !planned.compound() ? planned : flatten_sides(planned);
+  if (g.row_rank > transpose2d_max_side_rank || g.col_rank > transpose2d_max_side_rank ||
+      g.batch_rank > transpose2d_max_batch_rank)
+    return status(status_code::internal, "transpose2d: too many axes for the kernel parameters");
 
   transpose2d_params p{};
   p.in = static_cast<const unsigned char*>(d_in);
@@ -209,10 +220,23 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
     p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
     align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
   }
+  p.row_map.rank = g.row_rank;
+  for (int k = 0; k < g.row_rank; ++k) {
+    p.row_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.row_extent[k]));
+    p.row_map.stride[k] = g.row_in_stride[k] * wb;
+    align_bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
+  }
+  p.col_map.rank = g.col_rank;
+  for (int k = 0; k < g.col_rank; ++k) {
+    p.col_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.col_extent[k]));
+    p.col_map.stride[k] = g.col_out_stride[k] * wb;
+    align_bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
+  }
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
 
-  std::uint64_t in_span = static_cast<std::uint64_t>((g.rows - 1) * p.in_ld + g.cols * unit);
+  std::uint64_t in_span = static_cast<std::uint64_t>(g.cols * unit);
+  for (int k = 0; k < g.row_rank; ++k) in_span += static_cast<std::uint64_t>((g.row_extent[k] - 1) * p.row_map.stride[k]);
   for (int i = 0; i < g.batch_rank; ++i)
     in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);
   p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
@@ -221,14 +245,14 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
 
   // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
   constexpr std::int64_t skinny_max_k = 16;
-  if (unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols && p.in_ld == g.cols * unit) {
+  if (!compound && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols && p.in_ld == g.cols * unit) {
     switch (piece) {
       case 4: return launch_skinny<4, true>(p, unit, stream);
       case 2: return launch_skinny<2, true>(p, unit, stream);
       default: return launch_skinny<1, true>(p, unit, stream);
     }
   }
-  if (unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows && p.out_ld == g.rows * unit) {
+  if (!compound && unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows && p.out_ld == g.rows * unit) {
     switch (piece) {
       case 4: return launch_skinny<4, false>(p, unit, stream);
       case 2: return launch_skinny<2, false>(p, unit, stream);
@@ -246,7 +270,7 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   // Whole matrices per tile unless they are large enough for 2-D tiles to fill (vec16 fully fed).
   const bool vec16_good = align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit) && g.rows >= 128 &&
                           g.cols >= 128;
-  if (packed_batch && flat_fits && unit <= 16 && !vec16_good) {
+  if (!compound && packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |
                                              reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(unit));
     switch (std::min<std::uint64_t>(piece_align, 4)) {
@@ -257,20 +281,20 @@ status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out,
   }
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     switch (unit) {
-      case 1: return launch_vec16<1>(p, stream);
-      case 2: return launch_vec16<2>(p, stream);
-      case 4: return launch_vec16<4>(p, stream);
-      case 8: return launch_vec16<8>(p, stream);
-      case 16: return launch_vec16<16>(p, stream);
+      case 1: return launch_vec16<1>(p, compound, stream);
+      case 2: return launch_vec16<2>(p, compound, stream);
+      case 4: return launch_vec16<4>(p, compound, stream);
+      case 8: return launch_vec16<8>(p, compound, stream);
+      case 16: return launch_vec16<16>(p, compound, stream);
       default: break;
     }
   }
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
     switch (piece) {
-      case 4: return launch_gather16<4>(p, unit, stream);
-      case 2: return launch_gather16<2>(p, unit, stream);
-      default: return launch_gather16<1>(p, unit, stream);
+      case 4: return launch_gather16<4>(p, unit, compound, stream);
+      case 2: return launch_gather16<2>(p, unit, compound, stream);
+      default: return launch_gather16<1>(p, unit, compound, stream);
     }
   }
   std::int64_t a = wb;

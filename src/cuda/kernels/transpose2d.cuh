@@ -53,6 +53,7 @@
 namespace xpose::detail {
 
 inline constexpr int transpose2d_max_batch_rank = 8;
+inline constexpr int transpose2d_max_side_rank = 8;  // a side never holds every canonical axis (<= 9)
 
 struct transpose2d_params {
   const unsigned char* in;
@@ -81,6 +82,10 @@ struct transpose2d_params {
   fast_divmod out_row_bytes_div; // by rows * U
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
+  // Compound tile sides (vec16 / gather16 with Compound = true; plan_geometry's row_* / col_*): row r's input
+  // offset is row_map.offset(r) instead of r * in_ld, column c's output offset col_map.offset(c) instead of
+  // c * out_ld (bytes). Each tile tabulates the offsets of its own rows and columns in shared memory once.
+  mixed_radix_map<transpose2d_max_side_rank> row_map, col_map;
   fast_divmod tiles_r;     // tiles along r (divisor = count)
   fast_divmod tiles_c;     // tiles along c
   std::int64_t tiles_total;
@@ -215,20 +220,44 @@ __device__ __forceinline__ int swizzle(int c, int q) {
   return c * MR + (q ^ ((c / V) & 7));
 }
 
-template <int UnitBytes, class Policy = transpose2d_vec16_policy<UnitBytes>>
+/// Compound sides: byte offsets of a tile's rows (input) and columns (output) into `table` (rows first); 0 for
+/// rows and columns past the matrix, which are never accessed. The caller puts barriers around it.
+__device__ __forceinline__ void tabulate_sides(const transpose2d_params& p, std::int64_t r0, std::int64_t c0,
+                                               int rows, int cols, std::int64_t* table) {
+  for (int i = threadIdx.x; i < rows + cols; i += blockDim.x) {
+    std::int64_t off = 0;
+    if (i < rows) {
+      if (r0 + i < p.rows) off = p.row_map.offset(static_cast<std::uint64_t>(r0 + i));
+    } else if (c0 + (i - rows) < p.cols) {
+      off = p.col_map.offset(static_cast<std::uint64_t>(c0 + (i - rows)));
+    }
+    table[i] = off;
+  }
+}
+
+template <int UnitBytes, bool Compound = false, class Policy = transpose2d_vec16_policy<UnitBytes>>
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     transpose2d_vec16_kernel(const transpose2d_params p) {
   using S = vec16_shape<UnitBytes, Policy>;
   constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
   __shared__ uint4 tile[S::tile_cols * MR];
+  // Compound sides: input offsets of the tile's rows, then output offsets of its columns.
+  __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, S::tile_rows, S::tile_cols);
-    const unsigned char* in_tile = p.in + tc.in_off + tc.r0 * p.in_ld + tc.c0 * UnitBytes;
-    unsigned char* out_tile = p.out + tc.out_off + tc.c0 * p.out_ld + tc.r0 * UnitBytes;
+    const unsigned char* in_tile = p.in + tc.in_off + (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * UnitBytes;
+    unsigned char* out_tile = p.out + tc.out_off + (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * UnitBytes;
     const std::int64_t rows_left = p.rows - tc.r0;  // valid rows of this tile (may exceed tile_rows)
     const std::int64_t cols_left = p.cols - tc.c0;
     const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;  // block-uniform
+    if constexpr (Compound) {
+      if (t != blockIdx.x) __syncthreads();  // the previous tile's stores are done reading side_off
+      tabulate_sides(p, tc.r0, tc.c0, S::tile_rows, S::tile_cols, side_off);
+      __syncthreads();  // side_off is complete before any row uses it
+    }
+    auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
+    auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
 
     // 1. global -> registers: all V x P loads issued before any use.
     std::uint32_t v[P][V][4];
@@ -239,7 +268,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
 #pragma unroll
       for (int i = 0; i < V; ++i) {
         const int row = mi * V + i;
-        const unsigned char* src = in_tile + row * p.in_ld + mj * 16;
+        const unsigned char* src = in_tile + row_in(row) + mj * 16;
         if (full) {
           const uint4 x = __ldg(reinterpret_cast<const uint4*>(src));
           v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
@@ -279,7 +308,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
       const int x = threadIdx.x + j * S::threads;
       const int c = x / MR, q = x % MR;
       const uint4 val = tile[swizzle<V, MR>(c, q)];
-      unsigned char* dst = out_tile + c * p.out_ld + q * 16;
+      unsigned char* dst = out_tile + col_out(c) + q * 16;
       if (full) {
         *reinterpret_cast<uint4*>(dst) = val;
       } else if (c < cols_left) {
@@ -426,10 +455,12 @@ inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
 
 /// UnitBytes = 0: the unit size is a run-time value (p.unit_bytes); otherwise it is compile-time, so the
 /// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
-template <int PieceBytes, int UnitBytes>
+template <int PieceBytes, int UnitBytes, bool Compound = false>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
+  // Compound sides: input offsets of the staged rows (tile + halo), then output offsets of the tile's columns.
+  __shared__ std::int64_t side_off[Compound ? 2 * gather16_max_rows : 1];
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
@@ -447,8 +478,9 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, T, T);
-    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + tc.r0 * p.in_ld + tc.c0 * U;
-    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + tc.c0 * p.out_ld;
+    const std::uint64_t in_tile =
+        reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * U;
+    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + (Compound ? 0 : tc.c0 * p.out_ld);
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
     const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + p.halo_rows));
     const unsigned row_bytes = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T)) * U;
@@ -456,7 +488,15 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     const auto in_ld_lo = static_cast<unsigned>(p.in_ld);
     const unsigned in_ld_mod16 = in_ld_lo & 15;
 
-    __syncthreads();  // the previous tile's gathers are done with `staged`
+    __syncthreads();  // the previous tile's gathers are done with `staged` (and `side_off`)
+    const int col_table = T + p.halo_rows;  // side_off index of the tile's column 0
+    if constexpr (Compound) {
+      tabulate_sides(p, tc.r0, tc.c0, col_table, T, side_off);
+      __syncthreads();  // side_off is complete before any row uses it
+    }
+    // Staged row r's input offset from in_tile, and its misalignment (the input address mod 16).
+    auto row_in = [&](unsigned r) -> std::int64_t { return Compound ? side_off[r] : r * p.in_ld; };
+    auto row_mis = [&](unsigned r) -> unsigned { return (in_tile_lo + static_cast<unsigned>(row_in(r))) & 15; };
     // 1. stage: lane j of a half-warp loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
     //    `in_flight` loads per thread are issued before their shared-memory stores.
     constexpr int in_flight = 4;
@@ -465,10 +505,11 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
         const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
-        const std::uint64_t a = in_tile + i * p.in_ld;
-        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * lane;
         v[s] = make_uint4(0, 0, 0, 0);
-        if (i >= staged_rows || chunk >= a + row_bytes) continue;
+        if (i >= staged_rows) continue;
+        const std::uint64_t a = in_tile + row_in(i);
+        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * lane;
+        if (chunk >= a + row_bytes) continue;
         v[s] = load_chunk(chunk, p.in_lo, p.in_hi);
       }
 #pragma unroll
@@ -495,7 +536,8 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     // Bytes from base to the row end, capped (only "more than the window" matters): the clamp of b(r).
     const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + 16)) * U;
     for (unsigned c = row0; c < out_rows; c += gather16_rows_per_pass) {
-      const std::uint64_t base = out_tile + c * p.out_ld + static_cast<std::uint64_t>(tc.r0) * U;
+      const std::uint64_t base = out_tile + (Compound ? side_off[col_table + c] : c * p.out_ld) +
+                                 static_cast<std::uint64_t>(tc.r0) * U;
       const unsigned phase = static_cast<unsigned>(base) & 15;  // base's offset above the 16-byte grid
       // Window [b0, b1) in bytes from base - phase (a 16-byte boundary); see the boundary rule above.
       const unsigned b0 = first_tile ? phase : std::min((phase + 15) & ~15u, phase + row_rem);
@@ -510,7 +552,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       const unsigned col = c * U;
       // Byte `ob` of staged row r lives at r * pitch + (ob ^ 4 * row_swizzle(r)) (word-level XOR). Row r's
       // misalignment m advances by in_ld mod 16 from one row to the next, so no multiply per piece.
-      unsigned m = (in_tile_lo + r * in_ld_lo) & 15;
+      unsigned m = Compound ? row_mis(r) : (in_tile_lo + r * in_ld_lo) & 15;
       unsigned ob = m + col + k;
       unsigned row_base = r * pitch_bytes, fx = 4 * row_swizzle(r);
       const int t_lo = static_cast<int>(lo - q16) / PieceBytes, t_hi = static_cast<int>(hi - q16) / PieceBytes;
@@ -520,7 +562,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
           // Every piece is a whole unit of its own staged row: independent addresses (ILP), no chain.
 #pragma unroll
           for (int tp = 0; tp < pieces; ++tp) {
-            const unsigned mt = (m + tp * in_ld_mod16) & 15;
+            const unsigned mt = Compound ? row_mis(r + tp) : (m + tp * in_ld_mod16) & 15;
             const unsigned addr = row_base + tp * pitch_bytes + ((mt + col) ^ (4 * row_swizzle(r + tp)));
             const std::uint32_t val = lds_piece<PieceBytes>(staged_base + addr);
             w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
@@ -533,7 +575,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
           w[tp * PieceBytes / 4] |= val << (8 * ((tp * PieceBytes) % 4));
           auto next_unit = [&] {  // next staged row, with its own misalignment
             ++r;
-            m = (m + in_ld_mod16) & 15;
+            m = Compound ? row_mis(r) : (m + in_ld_mod16) & 15;
             ob = m + col;
             row_base += pitch_bytes;
             fx = 4 * row_swizzle(r);

@@ -84,6 +84,9 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
 /// `halo` extra input rows cover the output windows' shift to 16-byte boundaries; rows have an odd pitch
 /// (65 words) so the gathers' walks down a column spread over the banks. Shared memory stays <= 40 KiB
 /// (side + halo <= 156; U = 1: side 140, 40.6 KB; U = 4: side 56, 15.6 KB).
+/// Most rows a gather16 tile stages (side + halo), and so most columns too.
+inline constexpr int gather16_max_rows = 156;
+
 struct gather16_shape {
   long long side, halo, pitch_words, smem_bytes;
 };
@@ -92,7 +95,7 @@ inline gather16_shape gather16_tile(long long unit_bytes) {
   gather16_shape g{};
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
   g.side = 226 / unit_bytes;
-  if (g.side + g.halo > 156) g.side = 156 - g.halo;
+  if (g.side + g.halo > gather16_max_rows) g.side = gather16_max_rows - g.halo;
   g.pitch_words = 4 * 16 + 1;
   g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
