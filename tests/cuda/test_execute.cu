@@ -67,6 +67,9 @@ void check(const problem& p, std::size_t in_shift = 0, std::size_t out_shift = 0
   ASSERT_NE(d_out.ptr, nullptr);
   CUDA_OK(cudaMemcpy(d_in.ptr, h_in.data(), in_alloc, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(d_out.ptr, poison, out_alloc));
+  // cudaMemset may return before it is done, and a non-blocking `stream` does not wait for the legacy default
+  // stream it ran on: without this the poison could land after the kernel's writes.
+  CUDA_OK(cudaDeviceSynchronize());
   const xpose::status s = plan->execute(d_in.bytes() + in_shift, d_out.bytes() + out_shift, stream);
   ASSERT_TRUE(s) << s << "\n" << *plan;
   CUDA_OK(cudaStreamSynchronize(stream));

@@ -9,12 +9,14 @@
 //     common alignment of unit, pointers and pitches (<= 4)
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
+// Compound tile sides (plan_geometry::row_* / col_*, N-d permutations with short fastest axes) take the same
+// vec16 / gather16 / words choice with the Compound instantiation (row and column offsets from per-tile tables).
+
 #include <algorithm>
 #include <climits>
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
-#include "plan/planner.hpp"
 
 namespace xpose::detail {
 
@@ -67,7 +69,7 @@ status launch_vec16(transpose2d_params p, bool compound, cudaStream_t stream) {
 }
 
 template <int WordBytes>
-status launch_words(transpose2d_params p, cudaStream_t stream) {
+status launch_words(transpose2d_params p, bool compound, cudaStream_t stream) {
   const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes);
   p.words_tile_rows = shape.rows;
   p.words_tile_cols = shape.cols;
@@ -76,10 +78,14 @@ status launch_words(transpose2d_params p, cudaStream_t stream) {
   p.unit_div = fast_divmod(static_cast<std::uint64_t>(p.unit_words));
   set_tiles(p, shape.rows, shape.cols);
   constexpr int threads = transpose2d_words_policy::threads;
-  if (p.unit_words == 1)
-    transpose2d_words_kernel<WordBytes, true><<<grid_for(p.tiles_total), threads, 0, stream>>>(p);
-  else
-    transpose2d_words_kernel<WordBytes, false><<<grid_for(p.tiles_total), threads, 0, stream>>>(p);
+  const unsigned grid = grid_for(p.tiles_total);
+  if (compound) {
+    if (p.unit_words == 1) transpose2d_words_kernel<WordBytes, true, true><<<grid, threads, 0, stream>>>(p);
+    else transpose2d_words_kernel<WordBytes, false, true><<<grid, threads, 0, stream>>>(p);
+  } else {
+    if (p.unit_words == 1) transpose2d_words_kernel<WordBytes, true, false><<<grid, threads, 0, stream>>>(p);
+    else transpose2d_words_kernel<WordBytes, false, false><<<grid, threads, 0, stream>>>(p);
+  }
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_words launch");
   return status::ok();
 }
@@ -197,9 +203,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   const std::int64_t wb = planned.word_bytes;
   const std::int64_t unit = planned.elem_words * wb;
   if (unit > 64) return status(status_code::internal, "transpose2d unit larger than 64 bytes");
-  // Compound sides run in vec16 / gather16, whose tiles need >= 16 units a side; otherwise the plain 2-D form.
-  const bool compound = planned.compound() && unit <= 16 && planned.rows >= 16 && planned.cols >= 16;
-  const plan_geometry g = compound || !planned.compound() ? planned : flatten_sides(planned);
+  // Compound sides run in vec16 / gather16 (both sides >= 16 units of <= 16 bytes) or in words (rectangular
+  // tiles: a short side whole, the other long), never in skinny / batched_flat, which take one axis a side.
+  const bool compound = planned.compound();
+  const plan_geometry& g = planned;
   if (g.row_rank > transpose2d_max_side_rank || g.col_rank > transpose2d_max_side_rank ||
       g.batch_rank > transpose2d_max_batch_rank)
     return status(status_code::internal, "transpose2d: too many axes for the kernel parameters");
@@ -301,11 +308,11 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   while (a > 1 && align % static_cast<std::uint64_t>(a) != 0) a /= 2;
   p.unit_words = unit / a;
   switch (a) {
-    case 1: return launch_words<1>(p, stream);
-    case 2: return launch_words<2>(p, stream);
-    case 4: return launch_words<4>(p, stream);
-    case 8: return launch_words<8>(p, stream);
-    case 16: return launch_words<16>(p, stream);
+    case 1: return launch_words<1>(p, compound, stream);
+    case 2: return launch_words<2>(p, compound, stream);
+    case 4: return launch_words<4>(p, compound, stream);
+    case 8: return launch_words<8>(p, compound, stream);
+    case 16: return launch_words<16>(p, compound, stream);
     default: return status(status_code::internal, "transpose2d: bad word size");
   }
 }

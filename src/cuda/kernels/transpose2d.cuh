@@ -40,6 +40,10 @@
 //   output's 16-byte grid, as in gather16); SoA -> AoS stages k long input rows and writes one flat output
 //   range. grid: 1-D over tiles along n; block: 256 threads; dynamic shared memory.
 //
+// Compound = true (vec16, gather16, words): the tile sides are sets of axes (plan_geometry::row_* / col_*):
+// row r's input offset and column c's output offset are mixed-radix sums, tabulated once per tile in shared
+// memory (`tabulate_sides`) instead of r * in_ld and c * out_ld; runs along each side stay contiguous.
+//
 // All offsets and counts are 64-bit; byte strides throughout so all variants read the same parameters.
 #pragma once
 
@@ -339,7 +343,7 @@ struct word_type<8> { using type = uint2; };
 template <>
 struct word_type<16> { using type = uint4; };
 
-template <int WordBytes, bool SingleWordUnits>
+template <int WordBytes, bool SingleWordUnits, bool Compound = false>
 __global__ void __launch_bounds__(transpose2d_words_policy::threads)
     transpose2d_words_kernel(const transpose2d_params p) {
   using word = typename word_type<WordBytes>::type;
@@ -348,6 +352,8 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
   // One padding word per tile row (pitch = row words + 1): column reads then spread over the banks.
   // words_tile_shape keeps rows x pitch within smem_bytes, plus at most 64 words for square tiles.
   __shared__ word tile[pol::smem_bytes / WordBytes + 64];
+  // Compound sides: input offsets of the tile's rows, then output offsets of its columns (<= 1024 each).
+  __shared__ std::int64_t side_off[Compound ? 2 * pol::max_tile_rows : 1];
 
   const unsigned K = SingleWordUnits ? 1u : static_cast<unsigned>(p.unit_words);
   const unsigned in_row_words = static_cast<unsigned>(p.words_tile_cols) * K;   // one tile row, input side
@@ -356,12 +362,17 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, static_cast<int>(p.words_tile_rows), static_cast<int>(p.words_tile_cols));
-    const unsigned char* in_tile = p.in + tc.in_off + tc.r0 * p.in_ld + tc.c0 * K * WordBytes;
-    unsigned char* out_tile = p.out + tc.out_off + tc.c0 * p.out_ld + tc.r0 * K * WordBytes;
+    const unsigned char* in_tile = p.in + tc.in_off + (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * K * WordBytes;
+    unsigned char* out_tile = p.out + tc.out_off + (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * K * WordBytes;
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
     const std::int64_t col_words_left = cols_left * K, row_words_left = rows_left * K;
+    const int tile_rows = static_cast<int>(p.words_tile_rows);
 
-    __syncthreads();  // the previous tile's readers are done with `tile`
+    __syncthreads();  // the previous tile's readers are done with `tile` (and `side_off`)
+    if constexpr (Compound) {
+      tabulate_sides(p, tc.r0, tc.c0, tile_rows, static_cast<int>(p.words_tile_cols), side_off);
+      __syncthreads();  // side_off is complete before any row uses it
+    }
     // Load `batch` words per thread before storing any: a load -> shared-store chain per word would leave
     // one load in flight per thread, far too few bytes to cover DRAM latency.
     for (unsigned base = threadIdx.x; base < tile_words; base += threads * batch) {
@@ -374,7 +385,7 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
         const unsigned rr = static_cast<unsigned>(p.in_row_div.divmod(i, rem));  // consecutive lanes: consecutive words
         where[s] = ~0u;
         if (i < tile_words && rr < rows_left && rem < static_cast<std::uint64_t>(col_words_left)) {
-          x[s] = reinterpret_cast<const word*>(in_tile + rr * p.in_ld)[rem];
+          x[s] = reinterpret_cast<const word*>(in_tile + (Compound ? side_off[rr] : rr * p.in_ld))[rem];
           where[s] = rr * pitch + static_cast<unsigned>(rem);
         }
       }
@@ -393,7 +404,8 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
         rr = static_cast<unsigned>(p.unit_div.divmod(rem, kk));
         k = static_cast<unsigned>(kk);
       }
-      reinterpret_cast<word*>(out_tile + cc * p.out_ld)[rem] = tile[rr * pitch + cc * K + k];
+      reinterpret_cast<word*>(out_tile + (Compound ? side_off[tile_rows + cc] : cc * p.out_ld))[rem] =
+          tile[rr * pitch + cc * K + k];
     }
   }
 }
