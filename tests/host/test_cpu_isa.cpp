@@ -199,6 +199,29 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
   }
 }
 
+// N-d permutations whose batch axes continue the planes' output rows, merged into them with packed input
+// tiles (macrokernel_transpose2d.cpp, row_merge): short output rows (3, 5, 64 units), input rows a multiple of
+// 4 KiB apart, several merged axes, a merged plane that is not a multiple of the block, a remaining batch
+// axis; cached and streaming, 1 and 2 threads, misaligned views.
+TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
+  std::mt19937_64 rng(test_seed() + 2);
+  for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
+    const forced_level level(GetParam(), mode);
+    ASSERT_TRUE(level.ok());
+    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3}) {
+      for (const auto& p : {problem{{3, 40, 273}, {2, 1, 0}, eb, {}, {}},
+                            problem{{64, 8, 4, 3, 64}, {4, 3, 2, 1, 0}, eb, {}, {}},
+                            problem{{32, 16, 1024}, {2, 1, 0}, eb, {}, {}},
+                            problem{{5, 7, 3, 129}, {3, 1, 2, 0}, eb, {}, {}},
+                            problem{{2, 3, 5, 7, 11, 13}, {4, 1, 5, 3, 0, 2}, eb, {}, {}},
+                            problem{{6, 17, 5, 19}, {0, 3, 2, 1}, eb, {}, {}}}) {
+        ASSERT_EQ(check(p, rng, 0, 0, 2), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+        ASSERT_EQ(check(p, rng, 4, 12, 1), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, CpuIsaLevel,
                          ::testing::Values(cpu_isa::scalar, cpu_isa::sse2, cpu_isa::avx2, cpu_isa::avx512),
                          level_name);
