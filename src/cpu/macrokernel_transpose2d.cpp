@@ -353,6 +353,41 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   });
 }
 
+// Small planes whose output is one contiguous run of whole lines (output rows packed, the plane's output a
+// multiple of 64 bytes, every plane line-aligned): batches of small matrices and N-d permutations that keep
+// whole blocks, e.g. 65536 x 32 x 32. Their output rows are too short to stream row by row, and plain stores
+// read every output line before writing it (a third of the traffic). Each plane is transposed into the L1
+// staging buffer and streamed out whole; the next plane's input is prefetched into L2 meanwhile (planes
+// lie anywhere in the input). Tasks are planes.
+bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa,
+                const unsigned char* in, unsigned char* out, int threads) {
+  const std::int64_t wb = g.word_bytes;
+  const std::int64_t plane_bytes = p.rows * p.cols * p.unit, items = g.batch_count();
+  bool ok = isa.stream_lines != nullptr && items > 1 && p.out_rs == p.rows * p.unit && plane_bytes % line == 0 &&
+            plane_bytes <= staging_bytes && reinterpret_cast<std::uintptr_t>(out) % line == 0 &&
+            use_streaming(items * plane_bytes, plane_bytes, host_caches());
+  for (int i = 0; i < g.batch_rank; ++i) ok = ok && (g.batch_out_stride[i] * wb) % line == 0;
+  if (!ok) return false;
+  const int nt = resolve_threads(threads, items * plane_bytes, items);
+  parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {
+    alignas(64) unsigned char stage[staging_bytes];
+    batch_cursor b(g, begin), next(g, begin);
+    next.next();
+    for (std::int64_t item = begin; item < end; ++item) {
+      if (item + 1 < end) {
+        const unsigned char* nin = in + next.in_offset() * wb;
+        for (std::int64_t r = 0; r < p.rows; ++r) row_merge::prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
+      }
+      k.tile(in + b.in_offset() * wb, p.in_rs, stage, p.out_rs, p.rows, p.cols, p.words, nullptr);
+      isa.stream_lines(out + b.out_offset() * wb, stage, plane_bytes / line);
+      b.next();
+      next.next();
+    }
+    isa.fence();
+  });
+  return true;
+}
+
 // Thin planes (rows x k or k x rows, k small, the long side packed): the level's (de)interleave kernels on
 // chunks of the long side, the ragged end of each plane by the tile kernel. Tasks are (item, chunk).
 // Streaming stores when the output is larger than the LLC and every output vector lands on a line.
@@ -366,6 +401,10 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
   const std::int64_t step = isa.thin_step[lg];
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
   if ((!aos && !soa) || n < 4 * step) return false;
+  // A short side of whole register blocks is the tile kernel's best case: a thin kernel spends ceil(k / 2)
+  // permutes per vector, a block about log2(16 / unit) + 2 shuffles (fp32 16 x 256 planes: 8.5 GB/s thin,
+  // hot in L1, against 48 GB/s for 32 x 32 tiles).
+  if (kk % (aos ? k.block_cols : k.block_rows) == 0) return false;
   const std::int64_t wb = g.word_bytes;
   const std::int64_t items = g.batch_count();
   // Chunks of ~64 KiB of input, whole vectors.
@@ -437,6 +476,7 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
                                                                    : scalar_unit_kernel(p.unit, g.word_bytes);
 
   if (run_thin(g, p, k, isa, lg, in, out, threads)) return;
+  if (run_planes(g, p, k, isa, in, out, threads)) return;
   plan_geometry gm = g;
   const row_merge m = merge_output_rows(gm, p);
 

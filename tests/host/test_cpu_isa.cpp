@@ -184,7 +184,8 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
 
 // Problems large enough for several streaming tiles per thread, on every level (the paths above have at most
 // a few tiles): line-aligned rows (streamed straight from registers), odd shapes (the carry kernel between
-// the first and last tiles, staging at the plane edges), odd unit sizes (staging), a batch.
+// the first and last tiles, staging at the plane edges), odd unit sizes (staging), batches (small planes
+// streamed whole when their output is whole lines, else tiles).
 TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
   std::mt19937_64 rng(test_seed() + 1);
   const forced_level level(GetParam(), streaming_mode::always);
@@ -193,7 +194,11 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
                         problem{{1536, 1024}, {1, 0}, 1, {}, {}}, problem{{1531, 1029}, {1, 0}, 1, {}, {}},
                         problem{{509, 517}, {1, 0}, 16, {}, {}}, problem{{700, 600}, {1, 0}, 3, {}, {}},
                         problem{{1027, 1021}, {1, 0}, 2, {}, {}}, problem{{613, 389}, {1, 0}, 8, {}, {}},
-                        problem{{2, 600, 517}, {0, 2, 1}, 4, {}, {}}}) {
+                        problem{{2, 600, 517}, {0, 2, 1}, 4, {}, {}},
+                        // small planes streamed whole (run_planes), and thin planes of whole blocks
+                        problem{{40, 32, 32}, {0, 2, 1}, 4, {}, {}}, problem{{9, 64, 64}, {0, 2, 1}, 1, {}, {}},
+                        problem{{3, 4, 16, 256}, {1, 0, 3, 2}, 4, {}, {}}, problem{{5, 8, 8}, {0, 2, 1}, 8, {}, {}},
+                        problem{{7, 16, 24}, {0, 2, 1}, 2, {}, {}}, problem{{4, 2000, 16}, {0, 2, 1}, 4, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
