@@ -184,7 +184,8 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
 
 // Problems large enough for several streaming tiles per thread, on every level (the paths above have at most
 // a few tiles): line-aligned rows (streamed straight from registers), odd shapes (the carry kernel between
-// the first and last tiles, staging at the plane edges), odd unit sizes (staging), a batch.
+// the first and last tiles, staging at the plane edges), odd unit sizes (staging), batches (small planes
+// streamed whole when their output is whole lines, else tiles).
 TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
   std::mt19937_64 rng(test_seed() + 1);
   const forced_level level(GetParam(), streaming_mode::always);
@@ -193,9 +194,36 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
                         problem{{1536, 1024}, {1, 0}, 1, {}, {}}, problem{{1531, 1029}, {1, 0}, 1, {}, {}},
                         problem{{509, 517}, {1, 0}, 16, {}, {}}, problem{{700, 600}, {1, 0}, 3, {}, {}},
                         problem{{1027, 1021}, {1, 0}, 2, {}, {}}, problem{{613, 389}, {1, 0}, 8, {}, {}},
-                        problem{{2, 600, 517}, {0, 2, 1}, 4, {}, {}}}) {
+                        problem{{2, 600, 517}, {0, 2, 1}, 4, {}, {}},
+                        // small planes streamed whole (run_planes), and thin planes of whole blocks
+                        problem{{40, 32, 32}, {0, 2, 1}, 4, {}, {}}, problem{{9, 64, 64}, {0, 2, 1}, 1, {}, {}},
+                        problem{{3, 4, 16, 256}, {1, 0, 3, 2}, 4, {}, {}}, problem{{5, 8, 8}, {0, 2, 1}, 8, {}, {}},
+                        problem{{7, 16, 24}, {0, 2, 1}, 2, {}, {}}, problem{{4, 2000, 16}, {0, 2, 1}, 4, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
+  }
+}
+
+// N-d permutations whose batch axes continue the planes' output rows, merged into them with packed input
+// tiles (macrokernel_transpose2d.cpp, row_merge): short output rows (3, 5, 64 units), input rows a multiple of
+// 4 KiB apart, several merged axes, a merged plane that is not a multiple of the block, a remaining batch
+// axis; cached and streaming, 1 and 2 threads, misaligned views.
+TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
+  std::mt19937_64 rng(test_seed() + 2);
+  for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
+    const forced_level level(GetParam(), mode);
+    ASSERT_TRUE(level.ok());
+    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3}) {
+      for (const auto& p : {problem{{3, 40, 273}, {2, 1, 0}, eb, {}, {}},
+                            problem{{64, 8, 4, 3, 64}, {4, 3, 2, 1, 0}, eb, {}, {}},
+                            problem{{32, 16, 1024}, {2, 1, 0}, eb, {}, {}},
+                            problem{{5, 7, 3, 129}, {3, 1, 2, 0}, eb, {}, {}},
+                            problem{{2, 3, 5, 7, 11, 13}, {4, 1, 5, 3, 0, 2}, eb, {}, {}},
+                            problem{{6, 17, 5, 19}, {0, 3, 2, 1}, eb, {}, {}}}) {
+        ASSERT_EQ(check(p, rng, 0, 0, 2), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+        ASSERT_EQ(check(p, rng, 4, 12, 1), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+      }
+    }
   }
 }
 
