@@ -1,4 +1,5 @@
 // Public plan API: make_plan, printing, and the checks shared by both executors before they run.
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
@@ -29,13 +30,28 @@ bool log_enabled() {
   return on;
 }
 
-// Shared by execute and execute_host: null and overlap checks. `empty` problems accept null pointers.
+// A view of `span` bytes from `ptr` must end inside the address space: a pointer near the top of it (a
+// corrupted or hostile value) would make the end, and the overlap test below, wrap around to small addresses.
+status check_end(std::uintptr_t ptr, std::int64_t span, const char* name) {
+  if (static_cast<std::uintptr_t>(span) > UINTPTR_MAX - ptr) {
+    std::ostringstream os;
+    os << name << " = " << reinterpret_cast<const void*>(ptr) << " plus the view's " << span
+       << " bytes runs past the end of the address space";
+    return status(status_code::invalid_argument, os.str());
+  }
+  return status::ok();
+}
+
+// Shared by execute and execute_host: null, address-space and overlap checks. `empty` problems accept null
+// pointers.
 status check_buffers(const plan& p, const void* in, void* out, const char* in_name, const char* out_name) {
   if (p.payload_bytes() == 0) return status::ok();
   if (in == nullptr) return status(status_code::invalid_argument, std::string(in_name) + " is null");
   if (out == nullptr) return status(status_code::invalid_argument, std::string(out_name) + " is null");
   const auto a = reinterpret_cast<std::uintptr_t>(in);
   const auto b = reinterpret_cast<std::uintptr_t>(out);
+  if (status s = check_end(a, p.in_span_bytes(), in_name); !s) return s;
+  if (status s = check_end(b, p.out_span_bytes(), out_name); !s) return s;
   const auto a_end = a + static_cast<std::uintptr_t>(p.in_span_bytes());
   const auto b_end = b + static_cast<std::uintptr_t>(p.out_span_bytes());
   if (a < b_end && b < a_end) {

@@ -23,23 +23,30 @@ status invalid(Args&&... args) {
   return status(status_code::invalid_argument, os.str());
 }
 
-// Bytes from the base pointer to one past the last byte the view touches: (max offset + 1) * elem_bytes.
-// Returns false on overflow.
-bool span_bytes(int rank, const std::int64_t* extent, const std::int64_t* stride, std::int64_t elem_bytes,
-                std::int64_t& out) {
-  std::int64_t last = 0;
-  for (int i = 0; i < rank; ++i) {
-    if (extent[i] == 0) {
-      out = 0;
-      return true;
-    }
-  }
+// Checks the offsets of a non-empty view against 64 bits and returns its span: the bytes from the base
+// pointer to one past the last byte it touches, (max offset + 1) * elem_bytes.
+//
+// The bound is stricter than the span: sum(extent[i] * stride[i]) * elem_bytes must fit as well, i.e. one
+// step past the end of every axis. The planner and the executors compute such offsets (fusing two axes
+// compares extent x stride, a batch cursor steps past an axis's last index before it wraps), and they must
+// not overflow either. Only views within a factor of two of 2^63 bytes are refused for it; no machine has
+// that much memory.
+//
+// Returns -1 on success, else the axis whose term overflowed, or `rank` when only the product with
+// elem_bytes does.
+int checked_span(int rank, const std::int64_t* extent, const std::int64_t* stride, std::int64_t elem_bytes,
+                 std::int64_t& span) {
+  std::int64_t last = 0, past = 0;
   for (int i = 0; i < rank; ++i) {
     std::int64_t term = 0;
-    if (!checked_mul(extent[i] - 1, stride[i], term) || !checked_add(last, term, last)) return false;
+    if (!checked_mul(extent[i], stride[i], term) || !checked_add(past, term, past)) return i;
+    last += term - stride[i];  // (extent - 1) x stride <= extent x stride: no overflow
   }
-  std::int64_t count = 0;
-  return checked_add(last, 1, count) && checked_mul(count, elem_bytes, out);
+  std::int64_t past_bytes = 0;
+  if (!checked_add(last, 1, last) || !checked_mul(last, elem_bytes, span) ||
+      !checked_mul(past, elem_bytes, past_bytes))
+    return rank;
+  return -1;
 }
 
 }  // namespace
@@ -150,12 +157,25 @@ status validate(const problem& p, normalized_problem& n) {
     }
   }
 
+  // An axis of extent 1 is never stepped, so its stride is meaningless (NumPy gives such axes any stride):
+  // zero it, so that no later product with it (element factoring scales strides) can overflow.
+  for (int i = 0; i < rank; ++i) {
+    if (n.shape[i] == 1) n.in_strides[i] = 0;
+    if (out_shape[i] == 1) n.out_strides[i] = 0;
+  }
+
   if (!empty) {
-    if (!span_bytes(rank, n.shape.data(), n.in_strides.data(), n.elem_bytes, n.in_span_bytes)) {
-      return invalid("in_strides x shape overflow 64-bit byte offsets");
+    const int bad_in = checked_span(rank, n.shape.data(), n.in_strides.data(), n.elem_bytes, n.in_span_bytes);
+    if (bad_in == rank) return invalid("in_strides x shape x elem_bytes overflow 64-bit byte offsets");
+    if (bad_in >= 0) {
+      return invalid("in_strides[", bad_in, "] = ", n.in_strides[bad_in], " x shape[", bad_in, "] = ",
+                     n.shape[bad_in], " overflows 64-bit offsets (the byte span of a view must fit in 64 bits)");
     }
-    if (!span_bytes(rank, out_shape.data(), n.out_strides.data(), n.elem_bytes, n.out_span_bytes)) {
-      return invalid("out_strides x shape overflow 64-bit byte offsets");
+    const int bad_out = checked_span(rank, out_shape.data(), n.out_strides.data(), n.elem_bytes, n.out_span_bytes);
+    if (bad_out == rank) return invalid("out_strides x shape x elem_bytes overflow 64-bit byte offsets");
+    if (bad_out >= 0) {
+      return invalid("out_strides[", bad_out, "] = ", n.out_strides[bad_out], " x output extent ",
+                     out_shape[bad_out], " overflows 64-bit offsets (the byte span of a view must fit in 64 bits)");
     }
   }
   return status::ok();

@@ -39,6 +39,9 @@ template <class F>
 void for_each_element(const problem& p, F&& f) {
   const auto rank = static_cast<std::int64_t>(p.shape.size());
   const auto oshape = out_shape(p);
+  // Empty first: the packed strides of an empty array (say 0 x 2^62 x 2^62) may not fit in 64 bits.
+  for (auto e : oshape)
+    if (e == 0) return;
   const auto in_s = p.in_strides.empty() ? packed_strides(p.shape) : p.in_strides;
   const auto out_s = p.out_strides.empty() ? packed_strides(oshape) : p.out_strides;
   std::vector<std::int64_t> axes(rank);
@@ -46,8 +49,6 @@ void for_each_element(const problem& p, F&& f) {
     std::int64_t a = p.axes.empty() ? rank - 1 - i : p.axes[i];
     axes[i] = a < 0 ? a + rank : a;
   }
-  for (auto e : oshape)
-    if (e == 0) return;
   std::vector<std::int64_t> j(rank, 0);
   while (true) {
     std::int64_t in_off = 0, out_off = 0;

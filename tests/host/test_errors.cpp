@@ -2,11 +2,13 @@
 // returns the documented status code, and a message that names the argument at fault.
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "common/reference.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -116,6 +118,37 @@ TEST(Errors, StrideTimesExtentOverflowing64Bits) {
   expect_plan_error({{4, 4}, {0, 1}, 4, {}, {big, 1}}, status_code::invalid_argument, "out_strides");
 }
 
+TEST(Errors, OffsetsOnePastTheEndOfAnAxisMustFit64Bits) {
+  // The span (2^62 + 2 bytes) fits, but one step past axis 0 (2 x 2^62) does not: the executors compute
+  // such offsets, so the view is refused rather than left to overflow.
+  expect_plan_error({{2, 2}, {1, 0}, 1, {big, 1}, {}}, status_code::invalid_argument, "in_strides[0]");
+  expect_plan_error({{2, 2}, {0, 1}, 1, {}, {big, 1}}, status_code::invalid_argument, "out_strides[0]");
+  // Half of that is fine.
+  EXPECT_TRUE(xpose::make_plan({{2, 2}, {1, 0}, 1, {big / 2, 1}, {}}));
+  // The offsets fit, their product with elem_bytes does not.
+  expect_plan_error({{2, 2}, {1, 0}, 16, {big / 4, 1}, {}}, status_code::invalid_argument, "elem_bytes");
+}
+
+TEST(Errors, AxesOfExtentOneMayHaveAnyStride) {
+  // Regression (UBSan): the stride of an extent-1 axis was scaled by the words per element (3 for 12 bytes)
+  // before the axis was dropped, a signed overflow. Such strides are never stepped and must be harmless.
+  constexpr std::int64_t max = INT64_MAX, min = INT64_MIN;
+  for (const problem& p : {problem{{1, 5}, {1, 0}, 12, {max, 1}, {}}, problem{{5, 1}, {1, 0}, 12, {}, {min, 1}},
+                           problem{{5, 1}, {1, 0}, 6, {}, {max, 1}}, problem{{1, 1}, {}, 24, {max, max}, {min, max}}}) {
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << plan.error() << "\n  for " << p;
+    const std::int64_t packed_bytes = p.shape[0] * p.shape[1] * p.elem_bytes;
+    EXPECT_EQ(plan->in_span_bytes(), packed_bytes) << p;
+    EXPECT_EQ(plan->out_span_bytes(), packed_bytes) << p;
+    std::vector<unsigned char> in(static_cast<std::size_t>(plan->in_span_bytes()));
+    std::vector<unsigned char> out(static_cast<std::size_t>(plan->out_span_bytes()), 0), expected(out);
+    for (std::size_t i = 0; i < in.size(); ++i) in[i] = static_cast<unsigned char>(i + 1);
+    ASSERT_TRUE(plan->execute_host(in.data(), out.data(), 1)) << p;
+    xpose::test::reference_permute({p.shape, p.axes, p.elem_bytes, {}, {}}, in.data(), expected.data());
+    EXPECT_EQ(out, expected) << p;
+  }
+}
+
 // ---- plan::execute_host -------------------------------------------------------------------------------
 
 class HostBuffers : public ::testing::Test {
@@ -141,6 +174,19 @@ TEST_F(HostBuffers, OverlappingBuffers) {
   expect_status(s, status_code::invalid_argument, "in and out");
   // Adjacent but disjoint is fine.
   EXPECT_TRUE(plan.execute_host(both.data(), both.data() + 12));
+}
+
+TEST_F(HostBuffers, ViewsRunningPastTheEndOfTheAddressSpace) {
+  // A pointer near the top of the address space: base + span would wrap to small addresses (and defeat the
+  // overlap test). Refused before anything is read or written.
+  const auto top = reinterpret_cast<const void*>(UINTPTR_MAX - 15);
+  expect_status(plan.execute_host(top, out.data()), status_code::invalid_argument, "in = ");
+  expect_status(plan.execute_host(in.data(), const_cast<void*>(top)), status_code::invalid_argument, "out = ");
+  expect_status(plan.execute_host(top, out.data()), status_code::invalid_argument, "address space");
+  // The GPU path runs the same check first, with its argument names.
+  expect_status(plan.execute(top, out.data()), status_code::invalid_argument, "d_in = ");
+  expect_status(plan.execute(in.data(), const_cast<void*>(top)), status_code::invalid_argument, "d_out = ");
+  for (const float v : out) EXPECT_EQ(v, 0.0f);
 }
 
 TEST_F(HostBuffers, NegativeThreadCount) {
@@ -177,6 +223,9 @@ TEST(Errors, GpuExecuteChecksPointersFirst) {
   expect_status(plan->execute(nullptr, nullptr), status_code::invalid_argument, "d_in");
   float dummy[12] = {};
   expect_status(plan->execute(dummy, nullptr), status_code::invalid_argument, "d_out");
+  // So are overlapping ones: the test needs no device, only the two address ranges.
+  float both[24] = {};
+  expect_status(plan->execute(both, both + 11), status_code::invalid_argument, "d_in and d_out overlap");
   expect_status(xpose::permute(nullptr, nullptr, {{3, 4}, {1, 0}, 4, {}, {}}), status_code::invalid_argument, "d_in");
   expect_status(xpose::transpose(nullptr, nullptr, 3, 4, 4), status_code::invalid_argument, "d_in");
   expect_status(xpose::transpose_batched(nullptr, nullptr, 2, 3, 4, 4), status_code::invalid_argument, "d_in");

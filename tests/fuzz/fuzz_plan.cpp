@@ -1,0 +1,272 @@
+// libFuzzer harness: make_plan and the CPU executor on random, mostly hostile, problems.
+//
+// The bytes decode into a problem of rank 0..9 whose extents, strides, axes and element size may be zero,
+// negative, huge (up to INT64_MIN / INT64_MAX), repeated, out of range or of the wrong count (format below).
+// Then, for every input:
+//   * make_plan either succeeds or returns invalid_argument / unsupported with a message naming an argument;
+//     it never crashes, overflows (UBSan) or succeeds on a problem that an independent check calls invalid;
+//   * a plan's spans equal the independently computed ones;
+//   * calls that must fail do, before touching memory: null pointers, views that run past the end of the
+//     address space, overlapping buffers (fake addresses; a call that went ahead would crash);
+//   * when both views are small (< 1 MiB), the output view is checked to be free of self-overlap and the
+//     plan runs on exact-size heap buffers (AddressSanitizer sees any byte past either end) at a SIMD level
+//     and streaming mode chosen by the input; the output buffer, gaps of pitched views included, must equal
+//     the naive reference (tests/common/reference.hpp) and the input must be unchanged.
+// Any violation prints the problem and aborts, which libFuzzer reports as a crash.
+//
+// Input format (a missing byte reads as 0):
+//   byte 0   rank = b % 10
+//   byte 1   bit 0: axes given (else empty: reversed); bit 1: in_strides given; bit 2: out_strides given;
+//            bits 4-5: threads 1, 2, 0 (all), -1; bit 6: a misalignment byte follows the lists;
+//            bit 7: streaming stores forced on
+//   byte 2   list lengths, 2 bits each (axes, in_strides, out_strides): 0, 1 = rank, 2 = rank + 1,
+//            3 = rank - 1; bits 6-7: SIMD level (scalar, sse2, avx2, avx512; capped at what the CPU has)
+//   then     elem_bytes, shape[rank], axes[...], in_strides[...], out_strides[...] as values:
+//            tag t < 0x80: t | 0x80..0x9f: -1 - (t - 0x80) | 0xa0..0xdf: 1 << (t - 0xa0) (bit 63: INT64_MIN)
+//            | 0xe0..0xef: special_values[t - 0xe0] | 0xf0..0xff: the next 8 bytes, little-endian
+//   then     (bit 6) misalignment: in by b % 16 bytes, out by b / 16 bytes
+// tests/fuzz/make_corpus.py writes the seed corpus in this format. XPOSE_FUZZ_VERBOSE=1 prints each decoded
+// problem and what make_plan said (to read a crash reproducer or check the seeds).
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/reference.hpp"
+#include "cpu/cpu_features.hpp"
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using xpose::problem;
+using xpose::status_code;
+
+constexpr std::int64_t max_view_bytes = std::int64_t{1} << 20;  // views this small are executed
+
+constexpr std::int64_t special_values[16] = {
+    INT64_MAX, INT64_MAX - 1, INT64_MAX / 2, INT64_MAX / 2 + 1, (std::int64_t{1} << 32) - 1,
+    (std::int64_t{1} << 32) + 1, (std::int64_t{1} << 31) - 1, std::int64_t{3} << 61, (std::int64_t{1} << 62) + 1,
+    255, 256, 1000, 4095, 65537, -(std::int64_t{1} << 62), INT64_MIN + 1};
+
+class reader {
+ public:
+  reader(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
+  std::int64_t value() {
+    const std::uint8_t t = byte();
+    if (t < 0x80) return t;
+    if (t < 0xa0) return -1 - (t - 0x80);
+    if (t < 0xe0) return static_cast<std::int64_t>(std::uint64_t{1} << (t - 0xa0));
+    if (t < 0xf0) return special_values[t - 0xe0];
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= std::uint64_t{byte()} << (8 * i);
+    return static_cast<std::int64_t>(v);
+  }
+
+ private:
+  const std::uint8_t* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+};
+
+[[noreturn]] void fail(const problem& p, const std::string& what) {
+  std::ostringstream os;
+  os << "fuzz_plan: " << what << "\n  problem: " << p << '\n';
+  std::fputs(os.str().c_str(), stderr);
+  std::abort();
+}
+
+std::string text(const xpose::status& s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+// An error must be one of the documented codes, with a message naming an argument.
+void check_error(const problem& p, const xpose::status& s, std::initializer_list<status_code> codes,
+                 std::initializer_list<const char*> names) {
+  if (std::find(codes.begin(), codes.end(), s.code()) == codes.end()) fail(p, "unexpected status " + text(s));
+  for (const char* n : names)
+    if (s.message().find(n) != std::string::npos) return;
+  fail(p, "error message names no argument: " + text(s));
+}
+
+// Independent of src/plan: whether a problem that make_plan accepted is valid by the rules of problem.hpp.
+void check_accepted_problem_is_valid(const problem& p) {
+  const auto rank = static_cast<std::int64_t>(p.shape.size());
+  if (rank > xpose::max_rank) fail(p, "accepted a rank above max_rank");
+  if (p.elem_bytes < 1) fail(p, "accepted elem_bytes < 1");
+  for (const auto e : p.shape)
+    if (e < 0) fail(p, "accepted a negative extent");
+  if (!p.axes.empty()) {
+    if (static_cast<std::int64_t>(p.axes.size()) != rank) fail(p, "accepted axes of the wrong length");
+    std::vector<bool> seen(static_cast<std::size_t>(rank));
+    for (const auto a : p.axes) {
+      if (a < -rank || a >= rank) fail(p, "accepted an axis out of range");
+      const auto k = static_cast<std::size_t>(a < 0 ? a + rank : a);
+      if (seen[k]) fail(p, "accepted a repeated axis");
+      seen[k] = true;
+    }
+  }
+  if (!p.in_strides.empty()) {
+    if (static_cast<std::int64_t>(p.in_strides.size()) != rank) fail(p, "accepted in_strides of the wrong length");
+    for (const auto s : p.in_strides)
+      if (s < 0) fail(p, "accepted a negative input stride");
+  }
+  if (!p.out_strides.empty()) {
+    if (static_cast<std::int64_t>(p.out_strides.size()) != rank) fail(p, "accepted out_strides of the wrong length");
+    const auto oshape = xpose::test::out_shape(p);
+    for (std::int64_t i = 0; i < rank; ++i)
+      if (oshape[i] > 1 && p.out_strides[i] < 1) fail(p, "accepted an output stride < 1 on an axis of extent > 1");
+  }
+}
+
+std::vector<std::int64_t> strides_or_packed(const std::vector<std::int64_t>& s, const std::vector<std::int64_t>& shape) {
+  return s.empty() ? xpose::test::packed_strides(shape) : s;
+}
+
+// Buffers of `span` bytes at a misalignment of `skew` bytes: an exact-size allocation, so that the first byte
+// past the view is past the allocation. The skew bytes in front hold a pattern that must survive.
+struct exact_buffer {
+  std::unique_ptr<unsigned char[]> bytes;
+  std::int64_t skew, span;
+  exact_buffer(std::int64_t skew_, std::int64_t span_)
+      : bytes(new unsigned char[static_cast<std::size_t>(skew_ + span_ + (skew_ + span_ == 0))]), skew(skew_),
+        span(span_) {}
+  unsigned char* view() { return bytes.get() + skew; }
+  std::int64_t size() const { return skew + span; }
+};
+
+void run_small(const problem& p, const xpose::plan& plan, int threads, std::int64_t in_skew, std::int64_t out_skew) {
+  const std::int64_t in_span = plan.in_span_bytes(), out_span = plan.out_span_bytes();
+
+  // The output view must not overlap itself (make_plan promises it), checked byte by byte.
+  std::vector<unsigned char> claimed(static_cast<std::size_t>(out_span), 0);
+  xpose::test::for_each_element(p, [&](std::int64_t, std::int64_t o) {
+    for (std::int64_t b = o * p.elem_bytes; b < (o + 1) * p.elem_bytes; ++b) {
+      if (b < 0 || b >= out_span) fail(p, "an output element lies outside out_span_bytes");
+      if (claimed[static_cast<std::size_t>(b)]++) fail(p, "accepted an output view that overlaps itself");
+    }
+  });
+
+  exact_buffer in(in_skew, in_span), out(out_skew, out_span);
+  for (std::int64_t i = 0; i < in.size(); ++i) in.bytes[i] = static_cast<unsigned char>((i * 131 + 7) ^ (i >> 8));
+  for (std::int64_t i = 0; i < out.size(); ++i) out.bytes[i] = static_cast<unsigned char>(0xA5 ^ (i * 29));
+  const std::vector<unsigned char> in_before(in.bytes.get(), in.bytes.get() + in.size());
+  std::vector<unsigned char> expected(out.bytes.get(), out.bytes.get() + out.size());
+  if (threads >= 0) xpose::test::reference_permute(p, in.view(), expected.data() + out_skew);
+
+  const xpose::status s = plan.execute_host(in.view(), out.view(), threads);
+  if (threads < 0) {
+    check_error(p, s, {status_code::invalid_argument}, {"threads"});  // and nothing written: see below
+  } else if (!s) {
+    fail(p, "execute_host failed on a valid plan: " + text(s));
+  }
+  if (!std::equal(in_before.begin(), in_before.end(), in.bytes.get())) fail(p, "execute_host wrote to its input");
+  for (std::int64_t i = 0; i < out.size(); ++i) {
+    if (out.bytes[i] != expected[i]) {
+      fail(p, "output byte " + std::to_string(i - out_skew) + " is " + std::to_string(out.bytes[i]) + ", expected " +
+                  std::to_string(expected[i]) + " (threads " + std::to_string(threads) + ")");
+    }
+  }
+}
+
+// Calls that must fail before they touch memory, on fake addresses (a call that went ahead would crash).
+void check_refusals(const problem& p, const xpose::plan& plan) {
+  if (plan.payload_bytes() == 0) return;
+  const std::int64_t in_span = plan.in_span_bytes(), out_span = plan.out_span_bytes();
+  unsigned char probe[16] = {};
+  check_error(p, plan.execute_host(nullptr, probe), {status_code::invalid_argument}, {"in is null"});
+  check_error(p, plan.execute_host(probe, nullptr), {status_code::invalid_argument}, {"out is null"});
+  check_error(p, plan.execute(nullptr, probe), {status_code::invalid_argument}, {"d_in is null"});
+  // A view ending past the top of the address space.
+  const auto top = reinterpret_cast<const void*>(UINTPTR_MAX - static_cast<std::uintptr_t>(in_span / 2));
+  check_error(p, plan.execute_host(top, probe), {status_code::invalid_argument}, {"in = "});
+  // Overlap: out starts on the input view's last byte (or, for huge views, runs off the address space).
+  const std::uintptr_t base = std::uintptr_t{1} << 20;
+  const std::uintptr_t last = base + static_cast<std::uintptr_t>(in_span - 1);
+  check_error(p, plan.execute_host(reinterpret_cast<const void*>(base), reinterpret_cast<void*>(last)),
+              {status_code::invalid_argument}, {"overlap", "address space"});
+  if (out_span > 0) {
+    const std::uintptr_t out_last = base + static_cast<std::uintptr_t>(out_span - 1);
+    check_error(p, plan.execute_host(reinterpret_cast<const void*>(out_last), reinterpret_cast<void*>(base)),
+                {status_code::invalid_argument}, {"overlap", "address space"});
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  reader r(data, size);
+  const int rank = r.byte() % 10;
+  const std::uint8_t flags = r.byte(), lengths = r.byte();
+  const auto list_length = [&](int field) {
+    switch ((lengths >> (2 * field)) & 3) {
+      case 2: return rank + 1;
+      case 3: return std::max(rank - 1, 0);
+      default: return rank;
+    }
+  };
+  problem p;
+  p.elem_bytes = r.value();
+  p.shape.resize(static_cast<std::size_t>(rank));
+  for (auto& e : p.shape) e = r.value();
+  if (flags & 1) p.axes.resize(static_cast<std::size_t>(list_length(0)));
+  for (auto& a : p.axes) a = r.value();
+  if (flags & 2) p.in_strides.resize(static_cast<std::size_t>(list_length(1)));
+  for (auto& s : p.in_strides) s = r.value();
+  if (flags & 4) p.out_strides.resize(static_cast<std::size_t>(list_length(2)));
+  for (auto& s : p.out_strides) s = r.value();
+  const int threads = std::array<int, 4>{1, 2, 0, -1}[(flags >> 4) & 3];
+  std::int64_t in_skew = 0, out_skew = 0;
+  if (flags & 64) {
+    const std::uint8_t m = r.byte();
+    in_skew = m % 16;
+    out_skew = m / 16;
+  }
+
+  auto plan = xpose::make_plan(p);
+  static const bool verbose = [] {
+    const char* v = std::getenv("XPOSE_FUZZ_VERBOSE");
+    return v != nullptr && *v != '\0' && *v != '0';
+  }();
+  if (verbose) {
+    std::ostringstream os;
+    os << p << " threads " << threads << " skew " << in_skew << '/' << out_skew << "  ->  ";
+    if (plan) os << to_string(plan->algo()) << ", spans " << plan->in_span_bytes() << '/' << plan->out_span_bytes();
+    else os << plan.error();
+    std::fprintf(stderr, "%s\n", os.str().c_str());
+  }
+  if (!plan) {
+    check_error(p, plan.error(), {status_code::invalid_argument, status_code::unsupported},
+                {"shape", "axes", "elem_bytes", "in_strides", "out_strides", "input", "output"});
+    return 0;
+  }
+  check_accepted_problem_is_valid(p);
+
+  const bool empty = std::find(p.shape.begin(), p.shape.end(), 0) != p.shape.end();
+  if (!empty) {
+    // Spans, recomputed independently; safe now that the plan vouches for 64-bit offsets.
+    const auto oshape = xpose::test::out_shape(p);
+    if (plan->in_span_bytes() != xpose::test::span_bytes(p.shape, strides_or_packed(p.in_strides, p.shape), p.elem_bytes) ||
+        plan->out_span_bytes() != xpose::test::span_bytes(oshape, strides_or_packed(p.out_strides, oshape), p.elem_bytes))
+      fail(p, "the plan's spans differ from the reference's");
+  }
+  check_refusals(p, *plan);
+  if (plan->in_span_bytes() > max_view_bytes || plan->out_span_bytes() > max_view_bytes) return 0;
+
+  const auto isa = static_cast<xpose::detail::cpu_isa>(
+      std::min<int>(lengths >> 6, static_cast<int>(xpose::detail::best_cpu_isa())));
+  (void)xpose::detail::set_cpu_isa(isa);
+  xpose::detail::set_cpu_streaming_mode((flags & 128) ? xpose::detail::streaming_mode::always
+                                                      : xpose::detail::streaming_mode::automatic);
+  run_small(p, *plan, threads, in_skew, out_skew);
+  return 0;
+}
