@@ -127,12 +127,14 @@ class plan {
 
   /// Runs the plan on the current CUDA device, ordered on `stream`. Never synchronizes, never allocates.
   /// Errors: `invalid_argument` (null `d_in`/`d_out` with a non-empty problem, a host pointer, overlapping
-  /// buffers), `unsupported` (built without CUDA), `cuda_error` (a launch failed; the message says which).
+  /// buffers, a view running past the end of the address space), `unsupported` (built without CUDA), `cuda_error` (a launch failed; the message says which).
   /// @note Asynchronous: errors of the kernel itself surface at the next synchronizing call.
   status execute(const void* d_in, void* d_out, stream_t stream = nullptr) const;
 
-  /// Runs the plan on host memory with `threads` threads (0 = all hardware threads). Synchronous.
-  /// Errors: `invalid_argument` (null or overlapping buffers, a device pointer when CUDA can tell).
+  /// Runs the plan on host memory with `threads` threads (0 = all hardware threads; more than the hardware
+  /// has are not started). Synchronous.
+  /// Errors: `invalid_argument` (null or overlapping buffers, a view running past the end of the address
+  /// space, a negative `threads`, a device pointer when CUDA can tell). Checked before any memory is touched.
   status execute_host(const void* in, void* out, int threads = 0) const;
 
   friend std::ostream& operator<<(std::ostream& os, const plan& p);

@@ -20,8 +20,9 @@
 // ## Strides
 // Optional, counted in *elements* (not bytes), 64-bit. `in_strides[k]` belongs to input axis k;
 // `out_strides[i]` belongs to output axis i (output order!). Empty means packed row-major. Input strides
-// must be >= 0 (0 broadcasts); output strides must be >= 1 and the output must not overlap itself.
-// A pitched (leading-dimension) matrix is `in_strides = {ld, 1}`.
+// must be >= 0 (0 broadcasts); output strides must be >= 1 and the output must not overlap itself. An axis of
+// extent 1 takes any stride (it is never stepped). Byte offsets one step past the end of every axis must fit
+// in 64 bits. A pitched (leading-dimension) matrix is `in_strides = {ld, 1}`. Every error: docs/errors.md.
 #pragma once
 
 #include <cstdint>

@@ -1,8 +1,10 @@
 // Public plan API: make_plan, printing, and the checks shared by both executors before they run.
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "cpu/cpu_executor.hpp"
 #include "plan/planner.hpp"
@@ -170,6 +172,10 @@ status plan::execute(const void* d_in, void* d_out, stream_t stream) const {
 
 status plan::execute_host(const void* in, void* out, int threads) const {
   if (threads < 0) return status(status_code::invalid_argument, "threads = " + std::to_string(threads) + " is negative");
+  // More threads than the hardware runs never help a bandwidth-bound copy, and a request for thousands could
+  // end the process: libgomp exits when it cannot create a thread. So requests are capped here.
+  static const int hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, hardware_threads);
   if (status s = check_buffers(*this, in, out, "in", "out"); !s) return s;
   if (payload_bytes_ == 0) return status::ok();
 #if XPOSE_HAS_CUDA

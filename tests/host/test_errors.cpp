@@ -2,9 +2,12 @@
 // returns the documented status code, and a message that names the argument at fault.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -193,6 +196,42 @@ TEST_F(HostBuffers, NegativeThreadCount) {
   expect_status(plan.execute_host(in.data(), out.data(), -1), status_code::invalid_argument, "threads");
   EXPECT_TRUE(plan.execute_host(in.data(), out.data(), 0));
   EXPECT_TRUE(plan.execute_host(in.data(), out.data(), 1000));  // more threads than work: clamped
+}
+
+#if defined(__linux__)
+// Threads of this process now (Linux: /proc/self/status), or -1.
+int process_threads() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "Threads:") {
+      int n = -1;
+      status >> n;
+      return n;
+    }
+    std::getline(status, key);
+  }
+  return -1;
+}
+#endif
+
+TEST(Errors, ThreadRequestsAreCappedAtTheHardwareThreads) {
+  // Regression: a request for thousands of threads on a problem large enough to give each a slice made
+  // OpenMP start them all, and libgomp ends the process when the system refuses a thread ("Thread creation
+  // failed"). Requests above the hardware threads are capped. OpenMP keeps a team's threads parked after
+  // the region, so the process's thread count afterwards shows how many were started.
+#if !defined(__linux__)
+  GTEST_SKIP() << "counts threads through /proc/self/status";
+#else
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int before = process_threads();
+  ASSERT_GT(before, 0);
+  std::vector<float> in(2048 * 2048, 1.0f), out(in.size());  // 16 MiB: 512 slices of 32 KiB
+  ASSERT_TRUE(xpose::transpose_host(static_cast<const void*>(in.data()), out.data(), 2048, 2048, std::int64_t{4},
+                                    1 << 20));
+  EXPECT_LE(process_threads(), std::max(before, hw + 1) + 2) << "more threads than the " << hw << " hardware threads";
+  EXPECT_EQ(out[1], in[2048]);
+#endif
 }
 
 TEST(Errors, NegativeThreadCountIsRejectedEvenForAnEmptyProblem) {
