@@ -1,10 +1,8 @@
 // Public plan API: make_plan, printing, and the checks shared by both executors before they run.
-#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "cpu/cpu_executor.hpp"
 #include "plan/planner.hpp"
@@ -22,6 +20,14 @@ void print_list(std::ostream& os, const Seq& s, int n) {
   os << '[';
   for (int i = 0; i < n; ++i) os << (i ? ", " : "") << s[i];
   os << ']';
+}
+
+// "[e0, e1] (<label> [s0, s1]": a set of axes and one side's strides; the caller closes the parenthesis.
+template <class Seq>
+void print_axes(std::ostream& os, const Seq& extent, int n, const char* label, const Seq& stride) {
+  print_list(os, extent, n);
+  os << " (" << label << ' ';
+  print_list(os, stride, n);
 }
 
 bool log_enabled() {
@@ -109,9 +115,7 @@ std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
   os << to_string(g.algo) << ": ";
   if (g.batch_rank > 0) {
     os << "batch ";
-    print_list(os, g.batch_extent, g.batch_rank);
-    os << " (in strides ";
-    print_list(os, g.batch_in_stride, g.batch_rank);
+    print_axes(os, g.batch_extent, g.batch_rank, "in strides", g.batch_in_stride);
     os << ", out strides ";
     print_list(os, g.batch_out_stride, g.batch_rank);
     os << ") of ";
@@ -121,13 +125,9 @@ std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
        << " x " << g.word_bytes << " B, in_ld " << g.in_ld << ", out_ld " << g.out_ld;
     if (g.compound()) {
       os << ", compound sides: rows ";
-      print_list(os, g.row_extent, g.row_rank);
-      os << " (in strides ";
-      print_list(os, g.row_in_stride, g.row_rank);
+      print_axes(os, g.row_extent, g.row_rank, "in strides", g.row_in_stride);
       os << "), cols ";
-      print_list(os, g.col_extent, g.col_rank);
-      os << " (out strides ";
-      print_list(os, g.col_out_stride, g.col_rank);
+      print_axes(os, g.col_extent, g.col_rank, "out strides", g.col_out_stride);
       os << ")";
     }
   } else {
@@ -172,10 +172,6 @@ status plan::execute(const void* d_in, void* d_out, stream_t stream) const {
 
 status plan::execute_host(const void* in, void* out, int threads) const {
   if (threads < 0) return status(status_code::invalid_argument, "threads = " + std::to_string(threads) + " is negative");
-  // More threads than the hardware runs never help a bandwidth-bound copy, and a request for thousands could
-  // end the process: libgomp exits when it cannot create a thread. So requests are capped here.
-  static const int hardware_threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min(threads, hardware_threads);
   if (status s = check_buffers(*this, in, out, "in", "out"); !s) return s;
   if (payload_bytes_ == 0) return status::ok();
 #if XPOSE_HAS_CUDA

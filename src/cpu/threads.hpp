@@ -27,11 +27,15 @@ inline constexpr std::int64_t min_bytes_per_thread = std::int64_t{32} << 10;
 inline constexpr std::int64_t min_bytes_per_thread = std::int64_t{256} << 10;
 #endif
 
-/// The number of threads to use: `requested` (0 = all hardware threads), at most one per
-/// `min_bytes_per_thread` of payload and at most one per task, at least 1.
+/// The number of threads to use: `requested` (0 = all hardware threads), at most the hardware threads, at
+/// most one per `min_bytes_per_thread` of payload and at most one per task, at least 1.
+/// More threads than the hardware runs never help a bandwidth-bound copy, and a request for thousands could
+/// end the process (libgomp exits when it cannot create a thread), so requests are capped here, where every
+/// macro-kernel asks.
 inline int resolve_threads(int requested, std::int64_t payload_bytes, std::int64_t tasks) {
+  const std::int64_t hardware = std::max(1u, std::thread::hardware_concurrency());
   std::int64_t t = requested;
-  if (t <= 0) t = std::max(1u, std::thread::hardware_concurrency());
+  if (t <= 0 || t > hardware) t = hardware;
   t = std::min(t, std::max<std::int64_t>(1, payload_bytes / min_bytes_per_thread));
   t = std::min(t, std::max<std::int64_t>(1, tasks));
   return static_cast<int>(t);

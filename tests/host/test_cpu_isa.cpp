@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "common/forced_cpu_level.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
@@ -34,27 +35,7 @@ std::uint64_t test_seed() {
   return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : 20240612;
 }
 
-// Forces a SIMD level and a streaming mode for one test; restores the previous ones at the end.
-class forced_level {
- public:
-  forced_level(cpu_isa isa, streaming_mode m)
-      : isa_(xpose::detail::active_cpu_isa()), mode_(xpose::detail::cpu_streaming_mode()) {
-    ok_ = xpose::detail::set_cpu_isa(isa);
-    xpose::detail::set_cpu_streaming_mode(m);
-  }
-  ~forced_level() {
-    (void)xpose::detail::set_cpu_isa(isa_);
-    xpose::detail::set_cpu_streaming_mode(mode_);
-  }
-  forced_level(const forced_level&) = delete;
-  forced_level& operator=(const forced_level&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  cpu_isa isa_;
-  streaming_mode mode_;
-  bool ok_ = false;
-};
+using xpose::test::forced_level;
 
 unsigned char poison(std::int64_t i) { return static_cast<unsigned char>(0x5A ^ (i * 13)); }
 

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "common/forced_cpu_level.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_features.hpp"
 #include "xpose/xpose.hpp"
@@ -139,27 +140,7 @@ struct guarded_case {
   }
 };
 
-// Forces a SIMD level and a streaming mode; restores the previous ones when destroyed.
-class forced_level {
- public:
-  forced_level(cpu_isa isa, streaming_mode m)
-      : isa_(xpose::detail::active_cpu_isa()), mode_(xpose::detail::cpu_streaming_mode()) {
-    ok_ = xpose::detail::set_cpu_isa(isa);
-    xpose::detail::set_cpu_streaming_mode(m);
-  }
-  ~forced_level() {
-    (void)xpose::detail::set_cpu_isa(isa_);
-    xpose::detail::set_cpu_streaming_mode(mode_);
-  }
-  forced_level(const forced_level&) = delete;
-  forced_level& operator=(const forced_level&) = delete;
-  bool ok() const { return ok_; }
-
- private:
-  cpu_isa isa_;
-  streaming_mode mode_;
-  bool ok_ = false;
-};
+using xpose::test::forced_level;
 
 std::vector<cpu_isa> supported_levels() {
   std::vector<cpu_isa> v;
