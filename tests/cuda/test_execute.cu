@@ -165,6 +165,25 @@ TEST(Transpose2d, MisalignedBasePointersAreCorrect) {
     }
 }
 
+TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
+  // shift16 realigns each input row by its address mod 16 and writes each output row on the output's 16-byte
+  // grid: every phase of both, odd and even pitches, full and edge tiles (and the first/last chunk shared by
+  // two tiles along r).
+  for (std::int64_t e : {1, 2, 4, 8, 16})
+    for (std::size_t in_shift = 0; in_shift < 16; in_shift += (e >= 4 ? 1 : 3))
+      for (std::size_t out_shift : {0, 1, 5, 8, 15}) {
+        const std::int64_t r = 300 / e + 37, c = 517 / e + 131;
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{r, c}, {1, 0}, e, {c + 3, 1}, {r + 1, 1}}, in_shift, out_shift);  // odd pitches
+      }
+  // Compound sides on misaligned data (N-d permutations with short fastest axes).
+  for (std::int64_t e : {1, 2, 4, 8})
+    for (std::size_t shift : {0, 3, 9}) {
+      check(problem{{7, 45, 3, 41}, {2, 3, 0, 1}, e, {}, {}}, shift, 16 - shift);
+      check(problem{{5, 3, 77, 9}, {3, 1, 2, 0}, e, {}, {}}, 0, shift);
+    }
+}
+
 TEST(Permute, NdProblemsThatReduceToRowsCopyOrBatchedTranspose) {
   for (auto e : elem_sizes) {
     check(problem{{2, 3, 17, 19}, {0, 2, 3, 1}, e, {}, {}});   // NCHW -> NHWC

@@ -5,6 +5,7 @@
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
+//   unit in {1,2,4,8,16} B, the same tile fill, any alignment                     -> shift16<unit>
 //   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
 //     common alignment of unit, pointers and pitches (<= 4)
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
@@ -65,6 +66,16 @@ status launch_vec16(transpose2d_params p, bool compound, cudaStream_t stream) {
   if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
   else transpose2d_vec16_kernel<UnitBytes, false><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_vec16 launch");
+  return status::ok();
+}
+
+template <int UnitBytes>
+status launch_shift16(transpose2d_params p, bool compound, cudaStream_t stream) {
+  using S = vec16_shape<UnitBytes, transpose2d_shift16_policy<UnitBytes>>;
+  set_tiles(p, S::V * (S::MR - 1), S::V * (S::MC - 1));  // tiles overlap by one micro-tile each way
+  if (compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
+  else transpose2d_shift16_kernel<UnitBytes, false><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_shift16 launch");
   return status::ok();
 }
 
@@ -293,6 +304,18 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       case 4: return launch_vec16<4>(p, compound, stream);
       case 8: return launch_vec16<8>(p, compound, stream);
       case 16: return launch_vec16<16>(p, compound, stream);
+      default: break;
+    }
+  }
+  // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
+  // realigned in registers, so global accesses stay aligned 16-byte vectors.
+  if (vec16_tiles_filled(g.rows, g.cols, unit)) {
+    switch (unit) {
+      case 1: return launch_shift16<1>(p, compound, stream);
+      case 2: return launch_shift16<2>(p, compound, stream);
+      case 4: return launch_shift16<4>(p, compound, stream);
+      case 8: return launch_shift16<8>(p, compound, stream);
+      case 16: return launch_shift16<16>(p, compound, stream);
       default: break;
     }
   }

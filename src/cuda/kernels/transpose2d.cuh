@@ -12,6 +12,11 @@
 //   Edge tiles take the same path with per-vector bounds checks (block-uniform `full` flag).
 //   grid: 1-D, one tile per block (a grid-stride loop covers > 2^31 - 1 tiles); block: policy threads.
 //
+// * shift16<UnitBytes> (UnitBytes in {1, 2, 4, 8, 16}): vec16's micro-tiles when pointers or pitches are not
+//   16-byte aligned (8191 x 8193, shifted views). Aligned 16-byte loads are realigned per row in registers
+//   (a shuffle from the next lane + funnel shifts), and output rows are written on the output's 16-byte grid,
+//   split between tiles that overlap by one micro-tile (see the kernel). grid: 1-D over tiles.
+//
 // * words<WordBytes, SingleWordUnits>: any alignment, units of K words (K = unit_words, e.g. 3 for RGB8).
 //   Classic staging: coalesced word loads (several in flight per thread) into a padded shared tile,
 //   coalesced word stores out. The tile is a rectangle chosen per problem (tuning/transpose2d.hpp): square
@@ -612,6 +617,196 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
   }
 }
 
+
+// ---- shift16 ----------------------------------------------------------------------------------------------
+
+/// Bytes [s, s + 16) of the 32 bytes lo:hi (lo's bytes first), s in [0, 16): two levels of word selects on
+/// the run-time word shift, then funnel shifts by the byte shift. No indexed register arrays (no local memory).
+__device__ __forceinline__ void realign16(const std::uint32_t (&lo)[4], const std::uint32_t (&hi)[4], unsigned s,
+                                          std::uint32_t (&out)[4]) {
+  const std::uint32_t x[8] = {lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
+  const bool odd = (s & 4) != 0, two = (s & 8) != 0;
+  std::uint32_t a[7];
+#pragma unroll
+  for (int k = 0; k < 7; ++k) a[k] = odd ? x[k + 1] : x[k];
+  std::uint32_t y[5];
+#pragma unroll
+  for (int k = 0; k < 5; ++k) y[k] = two ? a[k + 2] : a[k];
+  const unsigned sh = 8 * (s & 3);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(y[i], y[i + 1], sh);
+}
+
+/// Stores bytes [lo, hi) of the 16 bytes `w` at the 16-byte aligned address `chunk`, 0 <= lo < hi <= 16, as at
+/// most 8 naturally aligned stores of 1, 2, 4, 8 bytes (one 16-byte store when the range is whole).
+__device__ __forceinline__ void store_byte_range(std::uint64_t chunk, unsigned lo, unsigned hi,
+                                                 const std::uint32_t (&w)[4]) {
+  if (lo == 0 && hi == 16) {
+    *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+    return;
+  }
+  const std::uint64_t lo64 = (std::uint64_t{w[1]} << 32) | w[0], hi64 = (std::uint64_t{w[3]} << 32) | w[2];
+  auto bytes = [&](unsigned b, unsigned n) -> std::uint64_t {  // n in {1,2,4,8} bytes from b (aligned to n)
+    const std::uint64_t d = b >= 8 ? hi64 : lo64;  // a select, not an indexed (local-memory) register array
+    return n == 8 ? d : (d >> (8 * (b % 8))) & ((std::uint64_t{1} << (8 * n)) - 1);
+  };
+  // Head: grow lo to 16-byte alignment in pieces of 1, 2, 4, 8 (each aligned since lo is a multiple of it).
+#pragma unroll
+  for (unsigned n = 1; n <= 8; n *= 2)
+    if ((lo & n) != 0 && lo + n <= hi) {
+      if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + lo) = static_cast<std::uint8_t>(bytes(lo, 1));
+      if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + lo) = static_cast<std::uint16_t>(bytes(lo, 2));
+      if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + lo) = static_cast<std::uint32_t>(bytes(lo, 4));
+      if (n == 8) *reinterpret_cast<std::uint64_t*>(chunk + lo) = bytes(lo, 8);
+      lo += n;
+    }
+  // Tail: what is left is [lo, hi) with lo a multiple of every piece still to come; largest pieces first.
+#pragma unroll
+  for (unsigned n = 8; n >= 1; n /= 2)
+    if (lo + n <= hi) {
+      if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + lo) = static_cast<std::uint8_t>(bytes(lo, 1));
+      if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + lo) = static_cast<std::uint16_t>(bytes(lo, 2));
+      if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + lo) = static_cast<std::uint32_t>(bytes(lo, 4));
+      if (n == 8) *reinterpret_cast<std::uint64_t*>(chunk + lo) = bytes(lo, 8);
+      lo += n;
+    }
+}
+
+/// shift16<UnitBytes>: vec16 for misaligned data (odd leading dimensions such as 8191 x 8193, shifted base
+/// pointers, pitches that are not 16-byte multiples). Every global access is an aligned 16-byte vector except
+/// at the ends of rows:
+/// * load: the MC lanes of a row group load the MC aligned chunks from a & ~15 (a = the row segment's first
+///   byte); lane j takes lane j + 1's chunk by a shuffle and funnel-shifts the pair by a & 15, so it holds the
+///   V units vec16 would have loaded. Lane MC - 1 has no right neighbour: a tile covers V (MC - 1) columns,
+///   and the transposed rows of that lane are never stored.
+/// * register transpose and swizzled shared tile exactly as vec16;
+/// * store: tiles along r overlap by V rows. Each output row's bytes are split between tiles at the output's
+///   16-byte grid (tile k owns [align16(o + k R'), align16(o + (k + 1) R')) of the row at o, R' = V (MR - 1)
+///   units: < 16 bytes of shift, so V more staged rows cover it). Lane q stores grid chunk q + (o & 15 != 0)
+///   from tile chunks q and q + 1 (shuffle + funnel shift); lane MR - 1 stores a row's first, partial chunk.
+///   So interior stores are whole aligned 16-byte vectors that exactly one tile writes; only each row's first
+///   and last chunks are written piecewise.
+/// Reads never leave [in_lo, in_hi). No per-byte shared-memory gathers (gather16's cost).
+template <int UnitBytes, bool Compound = false, class Policy = transpose2d_shift16_policy<UnitBytes>>
+__global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
+    transpose2d_shift16_kernel(const transpose2d_params p) {
+  using S = vec16_shape<UnitBytes, Policy>;
+  constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
+  constexpr int step_rows = V * (MR - 1), step_cols = V * (MC - 1);  // tile pitch along r and c (units)
+  static_assert(MC <= 32 && MR <= 32, "a row's lanes must share a warp for the shuffles");
+  __shared__ uint4 tile[S::tile_cols * MR];
+  __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, step_rows, step_cols);
+    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off +
+                                  (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * UnitBytes;
+    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off +
+                                   (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * UnitBytes;
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const int staged_rows = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
+    const int out_rows = static_cast<int>(std::min<std::int64_t>(cols_left, step_cols));
+    const unsigned in_bytes = static_cast<unsigned>(out_rows) * UnitBytes;  // each input row segment
+    // interior: staged rows and columns full, not the first or last tile along r (block-uniform).
+    const bool first = tc.r0 == 0, last = rows_left <= step_rows;
+    const bool full = staged_rows == S::tile_rows && out_rows == step_cols;
+    // inside: every aligned chunk covering the tile's row segments lies in the input view (block-uniform), so
+    // the loads need no bounds checks. Strides are >= 0: plain rows ascend from row 0; compound rows vote.
+    auto chunks_inside = [&](std::uint64_t a) {
+      return (a & ~std::uint64_t{15}) >= p.in_lo && ((a + in_bytes + 15) & ~std::uint64_t{15}) <= p.in_hi;
+    };
+    bool inside;
+    if constexpr (Compound) {
+      if (t != blockIdx.x) __syncthreads();  // the previous tile's stores are done reading side_off
+      tabulate_sides(p, tc.r0, tc.c0, S::tile_rows, S::tile_cols, side_off);
+      __syncthreads();
+      bool ok = true;
+      for (int i = threadIdx.x; i < staged_rows; i += S::threads) ok = ok && chunks_inside(in_tile + side_off[i]);
+      inside = __syncthreads_and(ok) != 0;
+    } else {
+      inside = chunks_inside(in_tile) && chunks_inside(in_tile + (staged_rows - 1) * p.in_ld);
+    }
+    auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
+    auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
+
+    // 1. global -> registers, realigned. Lanes mj = 0..MC-1 of a row group are consecutive lanes of a warp.
+    std::uint32_t v[P][V][4];
+#pragma unroll
+    for (int m = 0; m < P; ++m) {
+      const int micro = threadIdx.x + m * S::threads;
+      const int mi = micro / MC, mj = micro % MC;
+      uint4 x[V];
+      unsigned mis[V];
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int row = mi * V + i;
+        x[i] = make_uint4(0, 0, 0, 0);
+        mis[i] = 0;
+        if (!full && row >= staged_rows) continue;
+        const std::uint64_t a = in_tile + row_in(row);
+        mis[i] = static_cast<unsigned>(a) & 15;
+        const std::uint64_t chunk = a - mis[i] + 16 * static_cast<unsigned>(mj);
+        if (chunk < a + in_bytes)
+          x[i] = inside ? __ldg(reinterpret_cast<const uint4*>(chunk)) : load_chunk(chunk, p.in_lo, p.in_hi);
+      }
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const std::uint32_t own[4] = {x[i].x, x[i].y, x[i].z, x[i].w};
+        std::uint32_t next[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, own[k], 1, MC);
+        realign16(own, next, mis[i], v[m][i]);
+      }
+    }
+    __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
+
+    // 2. register transpose, 16-byte stores in output orientation (as vec16).
+#pragma unroll
+    for (int m = 0; m < P; ++m) {
+      const int micro = threadIdx.x + m * S::threads;
+      const int mi = micro / MC, mj = micro % MC;
+      std::uint32_t w[V][4];
+      transpose_micro<UnitBytes>(v[m], w);
+#pragma unroll
+      for (int k = 0; k < V; ++k) tile[swizzle<V, MR>(mj * V + k, mi)] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
+    }
+    __syncthreads();
+
+    // 3. shared -> global along output rows, on the output's 16-byte grid. Output row c's segment starts at
+    //    o = its unit r0, ph = o & 15 bytes above the grid chunk g = 0. This tile owns the segment bytes
+    //    [b0, b1): b0 = 0 on the first tile along r, else (16 - ph) & 15; b1 = the row end on the last tile, else
+    //    b0' + 16 (MR - 1) clamped to the row end. Grid chunk g holds segment bytes [16 g - ph, 16 g - ph + 16):
+    //    lane q < MR - 1 takes g = q + (ph != 0) (tile chunks q, q + 1), lane MR - 1 takes g = 0 (tile chunks
+    //    MR - 1 (unused bytes) and 0; g = MR - 1 when ph = 0, never in the window); each computes bytes [s, s + 16) of its pair, s = (16 - ph) & 15.
+    const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, S::tile_rows + V)) * UnitBytes;
+#pragma unroll
+    for (int j = 0; j < V * P; ++j) {
+      const int x = threadIdx.x + j * S::threads;
+      const int c = x / MR, q = x % MR;
+      const uint4 val4 = tile[swizzle<V, MR>(c, q)];
+      const std::uint32_t val[4] = {val4.x, val4.y, val4.z, val4.w};
+      std::uint32_t next[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+      if (c >= out_rows) continue;
+      const std::uint64_t o = out_tile + col_out(c);
+      const unsigned ph = static_cast<unsigned>(o) & 15, sh = (16 - ph) & 15;
+      std::uint32_t w[4];
+      realign16(val, next, sh, w);
+      const int g = q == MR - 1 ? (ph != 0 ? 0 : MR - 1) : q + (ph != 0);
+      const int lo_byte = 16 * g - static_cast<int>(ph);  // segment byte at the chunk's start
+      if (full && !first && !last) {
+        if (q != MR - 1) *reinterpret_cast<uint4*>(o - ph + 16 * g) = make_uint4(w[0], w[1], w[2], w[3]);
+      } else {
+        const int b0 = first ? 0 : static_cast<int>(std::min(sh, row_rem));
+        const int b1 = last ? static_cast<int>(row_rem)
+                            : static_cast<int>(std::min(sh + 16 * (MR - 1), row_rem));
+        const int lo = std::max(b0 - lo_byte, 0), hi = std::min(b1 - lo_byte, 16);
+        if (lo < hi) store_byte_range(o - ph + 16 * g, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
+      }
+    }
+  }
+}
 
 // ---- batched_flat -----------------------------------------------------------------------------------------
 

@@ -41,6 +41,21 @@ struct transpose2d_vec16_policy<16> {
   static constexpr int mr = 32, mc = 32, per_thread = 4;
 };
 
+/// shift16 path (vec16's tiles on misaligned data, kernels/transpose2d.cuh): a tile stages V MR rows x V MC
+/// units but moves V (MR - 1) x V (MC - 1) (one micro-tile each way feeds the realignment), so wide shapes
+/// waste less; the same 16 KiB-per-tile budget as vec16.
+template <int UnitBytes>
+struct transpose2d_shift16_policy : transpose2d_vec16_policy<UnitBytes> {};
+// 32 x 32 units, 256 threads x 1 micro-tile. H100, fp64 8191 x 8193 / 4097 x 3001 / 7919 x 7907: 0.835 /
+// 0.878 / 0.840 of memcpy vs 0.779 / 0.793 / 0.787 with vec16's 32 x 64 units x 2 micro-tiles (2026-11-23).
+// Other unit sizes measured best with vec16's shapes (u8 8 x 16 and 16 x 8 micro-tiles, fp16 8 x 16,
+// fp32 16 x 32 x 2: equal or worse; forcing 6 resident u8 blocks with __launch_bounds__ (168 registers
+// instead of ~205, a little spilling): mixed, +0.05 on 8191 x 8193, -0.04 on 4097 x 3001).
+template <>
+struct transpose2d_shift16_policy<8> {
+  static constexpr int mr = 16, mc = 16, per_thread = 1;
+};
+
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
 ///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
