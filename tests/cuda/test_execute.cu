@@ -176,6 +176,14 @@ TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
         check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
         check(problem{{r, c}, {1, 0}, e, {c + 3, 1}, {r + 1, 1}}, in_shift, out_shift);  // odd pitches
       }
+  // >= 4-byte units take shift16 only when both sides are >= 1024 units.
+  for (std::int64_t e : {4, 8, 16})
+    for (std::size_t in_shift : {0, 3, 8})
+      for (std::size_t out_shift : {0, 5, 12}) {
+        check(problem{{1031, 1100}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{1100, 1031}, {1, 0}, e, {1037, 1}, {1103, 1}}, in_shift, out_shift);
+      }
+  check(problem{{2, 1025, 1027}, {0, 2, 1}, 4, {}, {}}, 4, 0);
   // Compound sides on misaligned data (N-d permutations with short fastest axes).
   for (std::int64_t e : {1, 2, 4, 8})
     for (std::size_t shift : {0, 3, 9}) {

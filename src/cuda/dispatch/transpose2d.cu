@@ -5,7 +5,8 @@
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
-//   unit in {1,2,4,8,16} B, the same tile fill, any alignment                     -> shift16<unit>
+//   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
+//   both sides >= 1024 units                                                     -> shift16<unit>
 //   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
 //     common alignment of unit, pointers and pitches (<= 4)
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
@@ -39,6 +40,9 @@ unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tiles < INT
 // threads of a tile would idle and the bytes in flight per SM collapse; the words variant's rectangular tiles
 // fit such shapes instead.
 constexpr double vec16_min_fill = 0.2;
+
+// shift16 for >= 4-byte units only when both sides have at least this many units (see launch_transpose2d).
+constexpr std::int64_t shift16_min_side = 1024;
 
 template <int UnitBytes>
 double vec16_fill(std::int64_t rows, std::int64_t cols) {
@@ -308,8 +312,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     }
   }
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
-  // realigned in registers, so global accesses stay aligned 16-byte vectors.
-  if (vec16_tiles_filled(g.rows, g.cols, unit)) {
+  // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
+  // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte
+  // units only on large matrices: its tiles overlap by one micro-tile and its first, last and edge tiles take
+  // the checked paths, which dominate when a side has few tiles (H100, N-d suite fp32: 312 x 679 x 633 0.83
+  // vs gather16 0.93, 19810 x 678 0.83 vs 0.88; 4097 x 3001 0.90 vs 0.87, 101260 x 1325 0.87 vs 0.77).
+  if (vec16_tiles_filled(g.rows, g.cols, unit) &&
+      (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side))) {
     switch (unit) {
       case 1: return launch_shift16<1>(p, compound, stream);
       case 2: return launch_shift16<2>(p, compound, stream);
