@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/reference.hpp"
+#include "common/test_seed.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -29,11 +30,6 @@ constexpr std::uint64_t default_seed = 20240611;
 constexpr std::int64_t guard_bytes = 64;  // poisoned bytes before and after each view
 constexpr std::int64_t elem_sizes[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32};
 constexpr int thread_counts[] = {1, 2, 0};
-
-std::uint64_t test_seed() {
-  const char* s = std::getenv("XPOSE_TEST_SEED");
-  return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : default_seed;
-}
 
 unsigned char poison(std::int64_t i) { return static_cast<unsigned char>(0xA5 ^ (i * 7)); }
 
@@ -195,9 +191,7 @@ problem random_problem(std::mt19937_64& rng, std::int64_t max_elements) {
 }
 
 TEST(CpuExecutor, RandomProblemsMatchTheReference) {
-  const std::uint64_t seed = test_seed();
-  std::cout << "[ seed     ] XPOSE_TEST_SEED=" << seed << '\n';
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const std::uint64_t seed = xpose::test::announced_test_seed(default_seed);
   std::mt19937_64 rng(seed);
 
   constexpr int problems = 6000;

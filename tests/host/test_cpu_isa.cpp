@@ -20,6 +20,7 @@
 
 #include "common/forced_cpu_level.hpp"
 #include "common/reference.hpp"
+#include "common/test_seed.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "xpose/xpose.hpp"
@@ -30,10 +31,7 @@ using xpose::problem;
 using xpose::detail::cpu_isa;
 using xpose::detail::streaming_mode;
 
-std::uint64_t test_seed() {
-  const char* s = std::getenv("XPOSE_TEST_SEED");
-  return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : 20240612;
-}
+constexpr std::uint64_t default_seed = 20240612;
 
 using xpose::test::forced_level;
 
@@ -90,7 +88,7 @@ std::string level_name(const ::testing::TestParamInfo<cpu_isa>& info) { return x
 // blocks and ragged edges, plain and streaming stores (aligned destinations for the latter).
 TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
   const auto& kernels = xpose::detail::kernels_for(GetParam());
-  std::mt19937_64 rng(test_seed());
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed));
   for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20}) {
     const int lg = u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : u == 8 ? 3 : u == 16 ? 4 : -1;
     const std::int64_t word = u % 16 == 0 ? 16 : u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
@@ -124,8 +122,7 @@ TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
 // Whole problems through the executor, cached and streaming: every element size, shapes at and around the
 // block and tile sizes, primes, thin planes, pitched views, batches, misaligned pointers, 1 and 2 threads.
 TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
-  const std::uint64_t seed = test_seed();
-  std::cout << "[ seed     ] XPOSE_TEST_SEED=" << seed << '\n';
+  const std::uint64_t seed = xpose::test::announced_test_seed(default_seed);
   std::mt19937_64 rng(seed);
   const std::int64_t sizes[] = {1, 2, 3, 7, 15, 16, 17, 31, 33, 63, 64, 65, 127, 129, 257, 331};
   const std::int64_t elems[] = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 5};
@@ -168,7 +165,7 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
 // the first and last tiles, staging at the plane edges), odd unit sizes (staging), batches (small planes
 // streamed whole when their output is whole lines, else tiles).
 TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
-  std::mt19937_64 rng(test_seed() + 1);
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 1);
   const forced_level level(GetParam(), streaming_mode::always);
   ASSERT_TRUE(level.ok());
   for (const auto& p : {problem{{1024, 768}, {1, 0}, 4, {}, {}}, problem{{1021, 771}, {1, 0}, 4, {}, {}},
@@ -190,7 +187,7 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
 // 4 KiB apart, several merged axes, a merged plane that is not a multiple of the block, a remaining batch
 // axis; cached and streaming, 1 and 2 threads, misaligned views.
 TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
-  std::mt19937_64 rng(test_seed() + 2);
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 2);
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
     const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());

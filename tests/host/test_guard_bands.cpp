@@ -31,6 +31,7 @@
 
 #include "common/forced_cpu_level.hpp"
 #include "common/reference.hpp"
+#include "common/test_seed.hpp"
 #include "cpu/cpu_features.hpp"
 #include "xpose/xpose.hpp"
 
@@ -41,11 +42,6 @@ using xpose::detail::cpu_isa;
 using xpose::detail::streaming_mode;
 
 constexpr std::uint64_t default_seed = 20240707;
-
-std::uint64_t test_seed() {
-  const char* s = std::getenv("XPOSE_TEST_SEED");
-  return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : default_seed;
-}
 
 unsigned char canary(std::int64_t i) { return static_cast<unsigned char>(0xC3 ^ (i * 29)); }
 
@@ -242,9 +238,7 @@ bool run_every_call(const xpose::plan& plan, const guarded_case& c) {
 }
 
 TEST(GuardBands, RandomProblemsWriteOnlyTheirOutputView) {
-  const std::uint64_t seed = test_seed();
-  std::cout << "[ seed     ] XPOSE_TEST_SEED=" << seed << '\n';
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const std::uint64_t seed = xpose::test::announced_test_seed(default_seed);
   std::mt19937_64 rng(seed);
   const std::vector<cpu_isa> levels = supported_levels();
   ASSERT_FALSE(levels.empty());
@@ -287,7 +281,7 @@ TEST(GuardBands, OutputLargerThanTheLastLevelCacheStreamsInsideItsView) {
   auto plan = xpose::make_plan(p);
   ASSERT_TRUE(plan) << plan.error();
   ASSERT_GE(plan->out_span_bytes(), llc);
-  std::mt19937_64 rng(test_seed() + 1);
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 1);
   const guarded_case c(p, "output > LLC", plan->in_span_bytes(), plan->out_span_bytes(), rng);
   for (const int threads : {1, 0}) {
     guarded_buffer out = c.fresh_output();

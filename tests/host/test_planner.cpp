@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/reference.hpp"
+#include "common/test_seed.hpp"
 #include "plan/planner.hpp"
 #include "xpose/xpose.hpp"
 
@@ -31,11 +32,6 @@ using xpose::problem;
 using byte_map = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 constexpr std::uint64_t default_seed = 20240612;
-
-std::uint64_t test_seed() {
-  const char* s = std::getenv("XPOSE_TEST_SEED");
-  return s != nullptr && *s != '\0' ? std::strtoull(s, nullptr, 10) : default_seed;
-}
 
 std::string describe(const problem& p) {
   std::ostringstream os;
@@ -321,9 +317,7 @@ problem random_problem(std::mt19937_64& rng) {
 }
 
 TEST(Planner, RandomProblemsKeepTheByteMap) {
-  const std::uint64_t seed = test_seed();
-  std::cout << "[ seed     ] XPOSE_TEST_SEED=" << seed << '\n';
-  ::testing::Test::RecordProperty("seed", std::to_string(seed));
+  const std::uint64_t seed = xpose::test::announced_test_seed(default_seed);
   std::mt19937_64 rng(seed);
   constexpr int problems = 4000;
   int checked = 0, unsupported = 0;
@@ -339,7 +333,7 @@ TEST(Planner, RandomProblemsKeepTheByteMap) {
 TEST(Planner, EquivalentSpellingsOfAProblemPlanTheSame) {
   // Negative axes, empty (reversed) axes, explicit packed strides and inserted size-1 axes describe the same
   // problem and must give the same canonical form and geometry.
-  std::mt19937_64 rng(test_seed() + 1);
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 1);
   for (int i = 0; i < 500; ++i) {
     problem p;
     const int rank = 1 + static_cast<int>(rng() % 4);

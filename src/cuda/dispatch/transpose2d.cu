@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <type_traits>
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
@@ -63,24 +64,36 @@ bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit)
   }
 }
 
-template <int UnitBytes>
-status launch_vec16(transpose2d_params p, bool compound, cudaStream_t stream) {
-  using S = vec16_shape<UnitBytes>;
-  set_tiles(p, S::tile_rows, S::tile_cols);
-  if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
-  else transpose2d_vec16_kernel<UnitBytes, false><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_vec16 launch");
+// vec16 (aligned) or shift16 (any alignment): the same micro-tiles; shift16's tiles overlap by one micro-tile
+// each way, so they step by V (MR - 1) rows and V (MC - 1) columns.
+template <int UnitBytes, bool Shift>
+status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream) {
+  using S = vec16_shape<UnitBytes, std::conditional_t<Shift, transpose2d_shift16_policy<UnitBytes>,
+                                                      transpose2d_vec16_policy<UnitBytes>>>;
+  set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
+  const unsigned grid = grid_for(p.tiles_total);
+  if constexpr (Shift) {
+    if (compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
+    else transpose2d_shift16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+  } else {
+    if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
+    else transpose2d_vec16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+  }
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return cuda_failure(e, Shift ? "transpose2d_shift16 launch" : "transpose2d_vec16 launch");
   return status::ok();
 }
 
-template <int UnitBytes>
-status launch_shift16(transpose2d_params p, bool compound, cudaStream_t stream) {
-  using S = vec16_shape<UnitBytes, transpose2d_shift16_policy<UnitBytes>>;
-  set_tiles(p, S::V * (S::MR - 1), S::V * (S::MC - 1));  // tiles overlap by one micro-tile each way
-  if (compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
-  else transpose2d_shift16_kernel<UnitBytes, false><<<grid_for(p.tiles_total), S::threads, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_shift16 launch");
-  return status::ok();
+template <bool Shift>
+status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream) {
+  switch (unit) {
+    case 1: return launch_tiles16<1, Shift>(p, compound, stream);
+    case 2: return launch_tiles16<2, Shift>(p, compound, stream);
+    case 4: return launch_tiles16<4, Shift>(p, compound, stream);
+    case 8: return launch_tiles16<8, Shift>(p, compound, stream);
+    case 16: return launch_tiles16<16, Shift>(p, compound, stream);
+    default: return status(status_code::internal, "vec16/shift16: unit is not 1, 2, 4, 8 or 16 bytes");
+  }
 }
 
 template <int WordBytes>
@@ -301,16 +314,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], flat_aligned, stream);
     }
   }
-  if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) {
-    switch (unit) {
-      case 1: return launch_vec16<1>(p, compound, stream);
-      case 2: return launch_vec16<2>(p, compound, stream);
-      case 4: return launch_vec16<4>(p, compound, stream);
-      case 8: return launch_vec16<8>(p, compound, stream);
-      case 16: return launch_vec16<16>(p, compound, stream);
-      default: break;
-    }
-  }
+  // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
+  if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream);
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
   // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte
@@ -318,16 +323,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // the checked paths, which dominate when a side has few tiles (H100, N-d suite fp32: 312 x 679 x 633 0.83
   // vs gather16 0.93, 19810 x 678 0.83 vs 0.88; 4097 x 3001 0.90 vs 0.87, 101260 x 1325 0.87 vs 0.77).
   if (vec16_tiles_filled(g.rows, g.cols, unit) &&
-      (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side))) {
-    switch (unit) {
-      case 1: return launch_shift16<1>(p, compound, stream);
-      case 2: return launch_shift16<2>(p, compound, stream);
-      case 4: return launch_shift16<4>(p, compound, stream);
-      case 8: return launch_shift16<8>(p, compound, stream);
-      case 16: return launch_shift16<16>(p, compound, stream);
-      default: break;
-    }
-  }
+      (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side)))
+    return launch_tiles16<true>(p, unit, compound, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
     switch (piece) {

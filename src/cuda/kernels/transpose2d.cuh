@@ -229,6 +229,22 @@ __device__ __forceinline__ int swizzle(int c, int q) {
   return c * MR + (q ^ ((c / V) & 7));
 }
 
+/// vec16 / shift16 step 2: each thread's P micro-tiles (v[m][i] = 16 bytes of tile row mi * V + i at chunk mj)
+/// transposed in registers and stored as V 16-byte vectors of output rows mj * V + k, swizzled.
+template <int UnitBytes, class S>
+__device__ __forceinline__ void store_micro_tiles(const std::uint32_t (&v)[S::P][S::V][4], uint4* tile) {
+  constexpr int V = S::V, MR = S::MR, MC = S::MC;
+#pragma unroll
+  for (int m = 0; m < S::P; ++m) {
+    const int micro = threadIdx.x + m * S::threads;
+    const int mi = micro / MC, mj = micro % MC;
+    std::uint32_t w[V][4];
+    transpose_micro<UnitBytes>(v[m], w);
+#pragma unroll
+    for (int k = 0; k < V; ++k) tile[swizzle<V, MR>(mj * V + k, mi)] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
+  }
+}
+
 /// Compound sides: byte offsets of a tile's rows (input) and columns (output) into `table` (rows first); 0 for
 /// rows and columns past the matrix, which are never accessed. The caller puts barriers around it.
 __device__ __forceinline__ void tabulate_sides(const transpose2d_params& p, std::int64_t r0, std::int64_t c0,
@@ -297,18 +313,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     __syncthreads();
 
     // 2. register transpose, then 16-byte stores in output orientation.
-#pragma unroll
-    for (int m = 0; m < P; ++m) {
-      const int micro = threadIdx.x + m * S::threads;
-      const int mi = micro / MC, mj = micro % MC;
-      std::uint32_t w[V][4];
-      transpose_micro<UnitBytes>(v[m], w);
-#pragma unroll
-      for (int k = 0; k < V; ++k) {
-        const int c = mj * V + k;  // output row within the tile
-        tile[swizzle<V, MR>(c, mi)] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
-      }
-    }
+    store_micro_tiles<UnitBytes, S>(v, tile);
     __syncthreads();  // all micro-tiles are in shared memory
 
     // 3. shared -> global along output rows: consecutive lanes take consecutive 16-byte chunks.
@@ -761,15 +766,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
 
     // 2. register transpose, 16-byte stores in output orientation (as vec16).
-#pragma unroll
-    for (int m = 0; m < P; ++m) {
-      const int micro = threadIdx.x + m * S::threads;
-      const int mi = micro / MC, mj = micro % MC;
-      std::uint32_t w[V][4];
-      transpose_micro<UnitBytes>(v[m], w);
-#pragma unroll
-      for (int k = 0; k < V; ++k) tile[swizzle<V, MR>(mj * V + k, mi)] = make_uint4(w[k][0], w[k][1], w[k][2], w[k][3]);
-    }
+    store_micro_tiles<UnitBytes, S>(v, tile);
     __syncthreads();
 
     // 3. shared -> global along output rows, on the output's 16-byte grid. Output row c's segment starts at
