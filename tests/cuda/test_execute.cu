@@ -146,6 +146,38 @@ TEST(Transpose2d, SkinnyMatricesAoSToSoAAndBack) {
   }
 }
 
+TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
+  // skinny16: a micro-kernel per (unit, k, direction). Each takes several tiles and a partial one, with the
+  // input and output shifted off the 16-byte grid and the strided side's pitch odd or even in turn, so every
+  // instantiation meets realigned loads, realigned stores and bytewise range ends.
+  int variant = 0;
+  for (std::int64_t e : {1, 2, 4, 8, 16})
+    for (std::int64_t k = 2; k <= 16; ++k) {
+      const std::int64_t n = 40000 / (k * e) + 3 * (k + e) + 1;
+      const std::size_t in_shift = static_cast<std::size_t>(variant % 4 == 0 ? 0 : (variant * 5) % 16);
+      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);   // AoS -> SoA
+      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);   // SoA -> AoS
+    }
+  // Every phase of both sides for a few k (the packed side's and each strided row's misalignment).
+  for (std::int64_t e : {1, 2, 8})
+    for (std::int64_t k : {3, 4, 16})
+      for (std::size_t in_shift = 0; in_shift < 16; in_shift += 3)
+        for (std::size_t out_shift : {0, 1, 6, 11}) {
+          check(problem{{1000 + k, k}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+          check(problem{{k, 1000 + k}, {1, 0}, e, {1003 + k, 1}, {}}, in_shift, out_shift);
+        }
+  // Batched, and a range shorter than one chunk per tile row.
+  for (std::int64_t e : {1, 4}) {
+    check(problem{{5, 3001, 7}, {0, 2, 1}, e, {}, {}}, 3, 1);
+    check(problem{{5, 7, 3001}, {0, 2, 1}, e, {}, {}}, 1, 3);
+    check(problem{{11, 2}, {1, 0}, e, {}, {}}, 1, 2);
+    check(problem{{2, 11}, {1, 0}, e, {}, {}}, 2, 1);
+  }
+}
+
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes

@@ -26,9 +26,17 @@ status cuda_failure(cudaError_t err, const char* what);
 /// Lowest set bit of x (its power-of-two alignment); 0 for x == 0.
 constexpr std::uint64_t lowbit(std::uint64_t x) { return x & (~x + 1); }
 
+struct transpose2d_params;
+
 status launch_transpose2d(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
                           const device_info& dev);
 status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
                    const device_info& dev);
+
+/// skinny16 (dispatch/skinny16.cu): n x k <-> k x n with a compiled micro-kernel for this unit size and k.
+bool skinny16_applies(std::int64_t unit_bytes, std::int64_t k);
+/// p: transpose2d parameters with tiles_total = the batch count; aos_to_soa: the input is the packed n x k side.
+status launch_skinny16(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
+                       cudaStream_t stream);
 
 }  // namespace xpose::detail

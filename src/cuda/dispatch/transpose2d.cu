@@ -1,7 +1,8 @@
 // transpose2d dispatch: run-time facts (unit size, pointer/pitch alignment) -> a compile-time instantiation
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
-//   n x k or k x n, k <= 16 units, the k-unit rows contiguous                   -> skinny<G, direction>
+//   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
+//     (dispatch/skinny16.cu); other units                                       -> skinny<G, direction>
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
@@ -281,6 +282,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
   constexpr std::int64_t skinny_max_k = 16;
   if (!compound && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols && p.in_ld == g.cols * unit) {
+    if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
     switch (piece) {
       case 4: return launch_skinny<4, true>(p, unit, stream);
       case 2: return launch_skinny<2, true>(p, unit, stream);
@@ -288,6 +290,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     }
   }
   if (!compound && unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows && p.out_ld == g.rows * unit) {
+    if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
     switch (piece) {
       case 4: return launch_skinny<4, false>(p, unit, stream);
       case 2: return launch_skinny<2, false>(p, unit, stream);

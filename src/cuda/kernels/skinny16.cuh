@@ -1,0 +1,365 @@
+// skinny16 family: n x k <-> k x n (AoS <-> SoA, interleave / de-interleave of k planes), k in [2, 16],
+// units of U in {1, 2, 4, 8, 16} bytes, any alignment of pointers and pitches.
+//
+// The two sides of a tile along n:
+//   * the packed side, n x k with rows of k units back to back (in_ld = k U or out_ld = k U): one byte range
+//     of S k U bytes for a tile of S columns;
+//   * the strided side, k rows of n units (any pitch): k byte ranges of S U bytes.
+// A tile moves S = `span` units along n (S U k ~ 16 KiB) in three phases, each on whole 16-byte vectors:
+//   1. stage: the input's byte ranges are copied as the aligned 16-byte chunks that cover them (cp.async,
+//      bytewise only for the first and last chunk of a range when it does not own them whole) into shared
+//      memory, unshifted ("raw": a range starting at address A lands at byte A mod 16 of its buffer);
+//   2. register transpose: thread g reads micro-tile g — one 16-byte vector (V = 16 / U units) of each strided
+//      row, or the k vectors of the packed side that hold the same V columns — realigning each vector from the
+//      raw buffer by its range's misalignment (two aligned loads and funnel shifts, `read16`), permutes the
+//      k x V units in registers (`skinny16_permute`: moves for U >= 4, `prmt` byte permutes for U = 1, 2) and
+//      writes them to the output's buffer at logical offsets (aligned, 16 bytes of front pad);
+//   3. store: each output range is written as the aligned 16-byte chunks of the *output address* grid, read
+//      back from the logical buffer with the same realignment; a range's first and last chunk, shared with
+//      the neighbouring tile or outside the output, are written bytewise (`store_byte_range`).
+// So every global access is a 16-byte vector except two chunks per range, and no shared-memory access is
+// narrower than 16 bytes, where `skinny` (kernels/transpose2d.cuh) gathers shared memory a unit piece at a
+// time (1-byte pieces for uint8: instruction-bound at ~0.56 of memcpy on H100).
+//
+// The packed buffer is XOR-swizzled at 16-byte granularity (`skinny16_slot`): in phase 2 lanes step k
+// vectors apart there, which would put 2-8 lanes of a quarter-warp on one bank group for even k.
+// grid: 1-D over tiles (tiles along n, then batch), grid-stride loop; block: skinny16_shape::threads.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/skinny16.hpp"
+
+namespace xpose::detail {
+
+template <int UnitBytes, int K>
+struct skinny16_shape {
+  static_assert(K >= 2 && K <= skinny16_policy::max_k);
+  /// Bytes of each strided row a micro-tile holds (and of the packed side: K pieces of P bytes).
+  static constexpr int P = skinny16_policy::piece_bytes(UnitBytes, K);
+  static constexpr int C = P / UnitBytes;                                      // columns a micro-tile
+  static constexpr int row_bytes = skinny16_policy::tile_bytes / K / 16 * 16;  // S U: a strided row's bytes
+  static constexpr int span = row_bytes / UnitBytes;                         // S: units along n per tile
+  static constexpr int micro_tiles = row_bytes / P;                          // K x C micro-tiles a tile
+  static constexpr int row_chunks = row_bytes / 16 + 1;       // most 16-byte chunks a strided row's range covers
+  static constexpr int packed_chunks = K * row_bytes / 16 + 1;  // and the packed range
+  static constexpr int row_pitch = row_bytes + 32;       // raw (<= 15 bytes of shift) or logical (+16 pad)
+  static constexpr int strided_bytes = K * row_pitch;
+  static constexpr int packed_bytes = (K * row_bytes + 48 + 127) / 128 * 128;  // + pad, tail; whole swizzle groups
+  static constexpr int threads_raw = (micro_tiles + 31) / 32 * 32;
+  static constexpr int threads = threads_raw > skinny16_policy::max_threads   ? skinny16_policy::max_threads
+                                 : threads_raw < skinny16_policy::min_threads ? skinny16_policy::min_threads
+                                                                              : threads_raw;
+};
+
+/// Packed-buffer swizzle at 16-byte slots: the low 3 bits of slot s are XORed with bits [3, 6) ^ [6, 9).
+/// Phase 2 lanes t = 0..7 touch slots t k + j: with bits [3, 6) alone, k = 16 put two lanes on each bank
+/// group; the second term separates them. A bijection on every aligned group of 8 slots.
+///   [ s_hi | s_5..3 | s_2..0 ]  ->  [ s_hi | s_5..3 | s_2..0 ^ s_5..3 ^ s_8..6 ]
+__device__ __forceinline__ unsigned skinny16_slot(unsigned s) { return s ^ (((s >> 3) ^ (s >> 6)) & 7u); }
+
+template <bool Swizzled>
+__device__ __forceinline__ unsigned skinny16_byte(unsigned off) {
+  return Swizzled ? 16 * skinny16_slot(off >> 4) + (off & 15u) : off;
+}
+
+__device__ __forceinline__ void lds128(unsigned addr, std::uint32_t (&w)[4]) {
+  asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(addr));
+}
+
+__device__ __forceinline__ void sts128(unsigned addr, const std::uint32_t (&w)[4]) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
+
+/// 16 bytes at byte offset `off` of a buffer of 16-byte slots (swizzled or not): one aligned load, or two and a
+/// realignment.
+template <bool Swizzled>
+__device__ __forceinline__ void read16(unsigned base, unsigned off, std::uint32_t (&w)[4]) {
+  const unsigned s = off >> 4, r = off & 15u;
+  const unsigned s0 = Swizzled ? skinny16_slot(s) : s;
+  if (r == 0) {
+    lds128(base + 16 * s0, w);
+    return;
+  }
+  const unsigned s1 = Swizzled ? skinny16_slot(s + 1) : s + 1;
+  std::uint32_t lo[4], hi[4];
+  lds128(base + 16 * s0, lo);
+  lds128(base + 16 * s1, hi);
+  realign16(lo, hi, r, w);
+}
+
+/// A micro-tile piece of P in {8, 16} bytes at byte offset `off` (any alignment) into w[P / 4].
+template <int P, bool Swizzled>
+__device__ __forceinline__ void read_piece(unsigned base, unsigned off, std::uint32_t (&w)[P / 4]) {
+  if constexpr (P == 16) {
+    read16<Swizzled>(base, off, w);
+  } else {
+    if ((off & 7u) == 0) {
+      asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "r"(base + skinny16_byte<Swizzled>(off)));
+      return;
+    }
+    std::uint32_t v[4];
+    read16<Swizzled>(base, off, v);
+    w[0] = v[0], w[1] = v[1];
+  }
+}
+
+/// A piece at a P-aligned byte offset.
+template <int P, bool Swizzled>
+__device__ __forceinline__ void write_piece(unsigned base, unsigned off, const std::uint32_t (&w)[P / 4]) {
+  if constexpr (P == 16) {
+    sts128(base + skinny16_byte<Swizzled>(off), w);
+  } else {
+    asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(base + skinny16_byte<Swizzled>(off)), "r"(w[0]), "r"(w[1])
+                 : "memory");
+  }
+}
+
+/// Phase 1, chunk q of the aligned chunks covering bytes [addr, addr + len) of the input, to slot q of the
+/// raw buffer at `base`: asynchronously when the range owns it whole (the caller waits), else bytewise.
+template <bool Swizzled>
+__device__ __forceinline__ void skinny16_stage_chunk(std::uint64_t addr, unsigned len, unsigned base, unsigned q) {
+  const std::uint64_t a0 = addr & ~std::uint64_t{15};
+  if (q >= static_cast<unsigned>((addr + len - a0 + 15) >> 4)) return;
+  const std::uint64_t chunk = a0 + 16 * std::uint64_t{q};
+  const unsigned dst = base + 16 * (Swizzled ? skinny16_slot(q) : q);
+  if (chunk >= addr && chunk + 16 <= addr + len) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
+    return;
+#else
+    const uint4 v = __ldg(reinterpret_cast<const uint4*>(chunk));
+    const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    sts128(dst, w);
+    return;
+#endif
+  }
+  const uint4 v = load_chunk(chunk, addr, addr + len);
+  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  sts128(dst, w);
+}
+
+/// Phase 3, chunk q of the output's aligned grid over bytes [addr, addr + len), read from the logical buffer at
+/// `base` (byte i of the range at offset 16 + i); the range's partial first and last chunks bytewise.
+template <bool Swizzled>
+__device__ __forceinline__ void skinny16_store_chunk(std::uint64_t addr, unsigned len, unsigned base, unsigned q) {
+  const std::uint64_t a0 = addr & ~std::uint64_t{15};
+  const auto m = static_cast<unsigned>(addr - a0);
+  if (q >= (m + len + 15) >> 4) return;
+  std::uint32_t w[4];
+  read16<Swizzled>(base, 16 * (q + 1) - m, w);  // range byte 16 q - m, at logical offset 16 + that
+  const unsigned end = m + len - 16 * q;       // the range's end relative to the chunk
+  store_byte_range(a0 + 16 * std::uint64_t{q}, q == 0 ? m : 0u, end < 16 ? end : 16u, w);
+}
+
+/// Flat unit o of the output micro-tile <- flat unit of the input micro-tile. A micro-tile is K pieces of
+/// C units; strided form: piece i = row i, C consecutive columns; packed form: the K C units of the packed
+/// range, column c's K units back to back.
+template <int K, int C, bool Interleave>
+__host__ __device__ constexpr int skinny16_source(int o) {
+  return Interleave ? (o % K) * C + o / K   // packed unit o = (column o / K, row o % K)
+                    : (o % C) * K + o / C;  // row o / C, column o % C = packed unit c K + i
+}
+
+/// 4 x 4 byte transpose: o_e = (a_e, b_e, c_e, d_e) (byte e of each input, in order).
+__device__ __forceinline__ void transpose4x4_bytes(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                                                   std::uint32_t& o0, std::uint32_t& o1, std::uint32_t& o2,
+                                                   std::uint32_t& o3) {
+  const std::uint32_t ab_lo = __byte_perm(a, b, 0x5140), ab_hi = __byte_perm(a, b, 0x7362);  // a0 b0 a1 b1, a2 b2 a3 b3
+  const std::uint32_t cd_lo = __byte_perm(c, d, 0x5140), cd_hi = __byte_perm(c, d, 0x7362);
+  o0 = __byte_perm(ab_lo, cd_lo, 0x5410);
+  o1 = __byte_perm(ab_lo, cd_lo, 0x7632);
+  o2 = __byte_perm(ab_hi, cd_hi, 0x5410);
+  o3 = __byte_perm(ab_hi, cd_hi, 0x7632);
+}
+
+/// The K x C micro-tile permutation in registers (every index is a compile-time constant once unrolled, so
+/// the arrays stay in registers): word moves for U >= 4, one `prmt` per word for U = 2; for U = 1, 4 x 4
+/// byte transposes of row quadruples when 4 divides K (2 `prmt` a word), else one `prmt` per distinct source
+/// word after the first (1-3 a word).
+template <int UnitBytes, int K, int P, bool Interleave>
+__device__ __forceinline__ void skinny16_permute(const std::uint32_t (&in)[K * P / 4], std::uint32_t (&out)[K * P / 4]) {
+  constexpr int C = P / UnitBytes, W = P / 4;  // columns, words per piece
+  if constexpr (UnitBytes >= 4) {
+    constexpr int UW = UnitBytes / 4;
+#pragma unroll
+    for (int o = 0; o < K * C; ++o)
+#pragma unroll
+      for (int w = 0; w < UW; ++w) out[o * UW + w] = in[skinny16_source<K, C, Interleave>(o) * UW + w];
+  } else if constexpr (UnitBytes == 2) {
+#pragma unroll
+    for (int q = 0; q < K * W; ++q) {
+      const int s0 = skinny16_source<K, C, Interleave>(2 * q), s1 = skinny16_source<K, C, Interleave>(2 * q + 1);
+      const unsigned sel = (s0 % 2 ? 0x32u : 0x10u) | (s1 % 2 ? 0x7600u : 0x5400u);
+      out[q] = __byte_perm(in[s0 / 2], in[s1 / 2], sel);
+    }
+  } else if constexpr (K % 4 == 0) {
+    // Interleave: rows 4h..4h+3, word w (columns 4w..4w+3) -> packed words (4w + e) K / 4 + h.
+    // De-interleave: the same four packed words -> rows 4h..4h+3, word w.
+#pragma unroll
+    for (int h = 0; h < K / 4; ++h)
+#pragma unroll
+      for (int w = 0; w < W; ++w) {
+        if constexpr (Interleave) {
+          transpose4x4_bytes(in[(4 * h) * W + w], in[(4 * h + 1) * W + w], in[(4 * h + 2) * W + w],
+                             in[(4 * h + 3) * W + w], out[(4 * w) * K / 4 + h], out[(4 * w + 1) * K / 4 + h],
+                             out[(4 * w + 2) * K / 4 + h], out[(4 * w + 3) * K / 4 + h]);
+        } else {
+          transpose4x4_bytes(in[(4 * w) * K / 4 + h], in[(4 * w + 1) * K / 4 + h], in[(4 * w + 2) * K / 4 + h],
+                             in[(4 * w + 3) * K / 4 + h], out[(4 * h) * W + w], out[(4 * h + 1) * W + w],
+                             out[(4 * h + 2) * W + w], out[(4 * h + 3) * W + w]);
+        }
+      }
+  } else {
+    static_assert(UnitBytes == 1);
+#pragma unroll
+    for (int q = 0; q < K * W; ++q) {
+      int src[4];
+#pragma unroll
+      for (int b = 0; b < 4; ++b) src[b] = skinny16_source<K, C, Interleave>(4 * q + b);
+      // Merge the distinct source words one at a time: acc's placed bytes keep their position (nibble b),
+      // the new word's bytes come from the second operand (nibbles 4..7).
+      const int w0 = src[0] / 4;
+      unsigned sel = 0;
+      int w1 = -1;
+#pragma unroll
+      for (int b = 0; b < 4; ++b) {
+        if (src[b] / 4 == w0) sel |= unsigned(src[b] % 4) << (4 * b);
+        else if (w1 < 0 || src[b] / 4 == w1) {
+          w1 = src[b] / 4;
+          sel |= unsigned(4 + src[b] % 4) << (4 * b);
+        }
+      }
+      std::uint32_t acc = __byte_perm(in[w0], in[w1 < 0 ? w0 : w1], sel);
+      bool placed[4];
+#pragma unroll
+      for (int b = 0; b < 4; ++b) placed[b] = src[b] / 4 == w0 || src[b] / 4 == w1;
+#pragma unroll
+      for (int round = 0; round < 2; ++round) {
+        int wn = -1;
+        unsigned s2 = 0;
+#pragma unroll
+        for (int b = 0; b < 4; ++b) {
+          if (placed[b]) s2 |= unsigned(b) << (4 * b);
+          else if (wn < 0 || src[b] / 4 == wn) {
+            wn = src[b] / 4;
+            s2 |= unsigned(4 + src[b] % 4) << (4 * b);
+          } else {
+            s2 |= unsigned(b) << (4 * b);  // a later round places it
+          }
+        }
+        if (wn >= 0) {
+          acc = __byte_perm(acc, in[wn], s2);
+#pragma unroll
+          for (int b = 0; b < 4; ++b) placed[b] = placed[b] || src[b] / 4 == wn;
+        }
+      }
+      out[q] = acc;
+    }
+  }
+}
+
+template <int UnitBytes, int K, bool AosToSoa>
+__global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
+    transpose2d_skinny16_kernel(const transpose2d_params p) {
+  using S = skinny16_shape<UnitBytes, K>;
+  constexpr int threads = S::threads;
+  __shared__ __align__(128) unsigned char strided_buf[S::strided_bytes];
+  __shared__ __align__(128) unsigned char packed_buf[S::packed_bytes];
+  const auto strided = static_cast<unsigned>(__cvta_generic_to_shared(strided_buf));
+  const auto packed = static_cast<unsigned>(__cvta_generic_to_shared(packed_buf));
+  const std::int64_t n = AosToSoa ? p.rows : p.cols;
+  const std::int64_t strided_ld = AosToSoa ? p.out_ld : p.in_ld;  // bytes between the strided side's rows
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    std::uint64_t tile = 0;
+    const std::uint64_t b = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile);  // tiles along n, then batch
+    std::int64_t in_off = 0, out_off = 0;
+    p.batch.offsets(b, in_off, out_off);
+    const std::uint64_t in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off;
+    const std::uint64_t out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off;
+    const std::int64_t c0 = static_cast<std::int64_t>(tile) * S::span;
+    const auto cols = static_cast<unsigned>(n - c0 < S::span ? n - c0 : S::span);
+    const std::uint64_t packed_addr = (AosToSoa ? in_b : out_b) + static_cast<std::uint64_t>(c0) * K * UnitBytes;
+    const std::uint64_t strided_addr = (AosToSoa ? out_b : in_b) + static_cast<std::uint64_t>(c0) * UnitBytes;
+    const unsigned packed_len = cols * K * UnitBytes, row_len = cols * UnitBytes;
+    __syncthreads();  // the previous tile's phase 3 is done with both buffers
+
+    // Phase 1: stage the input raw.
+    if constexpr (AosToSoa) {
+      constexpr unsigned chunks = S::packed_chunks;
+      for (unsigned q = threadIdx.x; q < chunks; q += threads) skinny16_stage_chunk<true>(packed_addr, packed_len, packed, q);
+    } else {
+      constexpr unsigned per_row = S::row_chunks;
+      for (unsigned x = threadIdx.x; x < K * per_row; x += threads) {
+        const unsigned i = x / per_row, q = x - i * per_row;
+        skinny16_stage_chunk<false>(strided_addr + i * static_cast<std::uint64_t>(strided_ld), row_len,
+                                    strided + i * S::row_pitch, q);
+      }
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+    __syncthreads();  // staged chunks visible to every thread
+
+    // Phase 2: micro-tile g = C columns x K rows, realigned from the raw buffer, permuted, stored logically.
+    constexpr int P = S::P, W = P / 4;
+    const unsigned micro = (cols + S::C - 1) / S::C;
+    for (unsigned g = threadIdx.x; g < micro; g += threads) {
+      std::uint32_t x[K * W], y[K * W];
+      if constexpr (AosToSoa) {
+        const unsigned m = static_cast<unsigned>(packed_addr & 15);
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          std::uint32_t w[W];
+          read_piece<P, true>(packed, P * (g * K + j) + m, w);
+#pragma unroll
+          for (int h = 0; h < W; ++h) y[W * j + h] = w[h];
+        }
+        skinny16_permute<UnitBytes, K, P, false>(y, x);
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          std::uint32_t w[W];
+#pragma unroll
+          for (int h = 0; h < W; ++h) w[h] = x[W * i + h];
+          write_piece<P, false>(strided + i * S::row_pitch, 16 + P * g, w);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          const auto m = static_cast<unsigned>((strided_addr + i * static_cast<std::uint64_t>(strided_ld)) & 15);
+          std::uint32_t w[W];
+          read_piece<P, false>(strided + i * S::row_pitch, P * g + m, w);
+#pragma unroll
+          for (int h = 0; h < W; ++h) x[W * i + h] = w[h];
+        }
+        skinny16_permute<UnitBytes, K, P, true>(x, y);
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          std::uint32_t w[W];
+#pragma unroll
+          for (int h = 0; h < W; ++h) w[h] = y[W * j + h];
+          write_piece<P, true>(packed, 16 + P * (g * K + j), w);
+        }
+      }
+    }
+    __syncthreads();  // the logical output buffer is complete
+
+    // Phase 3: write the output on its own 16-byte grid.
+    if constexpr (AosToSoa) {
+      constexpr unsigned per_row = S::row_chunks;
+      for (unsigned x = threadIdx.x; x < K * per_row; x += threads) {
+        const unsigned i = x / per_row, q = x - i * per_row;
+        skinny16_store_chunk<false>(strided_addr + i * static_cast<std::uint64_t>(strided_ld), row_len,
+                                    strided + i * S::row_pitch, q);
+      }
+    } else {
+      constexpr unsigned chunks = S::packed_chunks;
+      for (unsigned q = threadIdx.x; q < chunks; q += threads) skinny16_store_chunk<true>(packed_addr, packed_len, packed, q);
+    }
+  }
+}
+
+}  // namespace xpose::detail

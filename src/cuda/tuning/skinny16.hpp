@@ -1,0 +1,25 @@
+// Tuning of the skinny16 family (kernels/skinny16.cuh, dispatch/skinny16.cu): n x k <-> k x n, k <= 16,
+// units of 1, 2, 4, 8 or 16 bytes, register transposes of k x V micro-tiles.
+#pragma once
+
+namespace xpose::detail {
+
+struct skinny16_policy {
+  /// Data bytes a tile moves (k rows of `tile_bytes / k` bytes, rounded down to 16). Two staging buffers of
+  /// this size plus halos (~33 KB) let an H100 SM hold 6 tiles, ~96 KB in flight, which is what ~3 TB/s at
+  /// ~1 us latency needs per SM (METHOD.md: bytes in flight = bandwidth x latency / SMs ~ 25 KB, with slack
+  /// for the three phases of a tile not overlapping inside one block).
+  static constexpr int tile_bytes = 16384;
+  /// Threads a block: one micro-tile (one 16-byte vector of each of the k rows) per thread in the register
+  /// phase, so k >= 5 take fewer than 256 threads (k = 16: 64 micro-tiles a tile, 64 threads).
+  static constexpr int max_threads = 256;
+  static constexpr int min_threads = 64;
+  /// Bytes of each of the k rows a thread's micro-tile holds in the register phase: 16, or 8 for k >= 8 (and
+  /// units <= 8 bytes), which halves the registers (k = 16 uint8: 146 -> ~80) and doubles the threads a tile.
+  /// H100, 16 x 1048576 uint8 with 16-byte pieces: 0.74 of memcpy, 64 threads a block, 12 warps an SM.
+  static constexpr int piece_bytes(int unit_bytes, int k) { return k >= 8 && unit_bytes <= 8 ? 8 : 16; }
+  /// Largest k (units on the short side) with a compiled micro-kernel.
+  static constexpr int max_k = 16;
+};
+
+}  // namespace xpose::detail
