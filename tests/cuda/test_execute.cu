@@ -178,6 +178,24 @@ TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
   }
 }
 
+TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
+  // pixel48: tiles of 64 rows (+ a halo for the output windows) x 192 bytes; shapes just past and short of
+  // whole tiles, shifted pointers and odd pitches, so every realignment and window edge is met.
+  for (std::int64_t e : {3, 6, 12, 24}) {
+    const std::int64_t tc = 192 / e;
+    const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+        {16, 16}, {64, tc}, {65, tc + 1}, {2 * 64 + 5, 3 * tc + 7}, {63, 2 * tc - 1}, {301, 97}, {1000, 37}};
+    int variant = 0;
+    for (auto [r, c] : shapes)
+      for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 7}, {5, 2}, {13, 15}}) {
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        const std::int64_t pad = 1 + variant++ % 3;
+        check(problem{{r, c}, {1, 0}, e, {c + pad, 1}, {r + 2 * pad, 1}}, in_shift, out_shift);
+      }
+    check(problem{{3, 97, 131}, {0, 2, 1}, e, {}, {}}, 3, 5);  // batched
+  }
+}
+
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes

@@ -39,4 +39,9 @@ bool skinny16_applies(std::int64_t unit_bytes, std::int64_t k);
 status launch_skinny16(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
                        cudaStream_t stream);
 
+/// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
+bool pixel48_applies(std::int64_t unit_bytes);
+/// p: transpose2d parameters with tiles_total = the batch count.
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, cudaStream_t stream);
+
 }  // namespace xpose::detail

@@ -8,6 +8,8 @@
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
+//   unit in {3, 6, 12, 24} B, both sides >= 16 units, one axis a side            -> pixel48<unit>
+//     (dispatch/pixel48.cu)
 //   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
 //     common alignment of unit, pointers and pitches (<= 4)
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
@@ -328,6 +330,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (vec16_tiles_filled(g.rows, g.cols, unit) &&
       (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side)))
     return launch_tiles16<true>(p, unit, compound, stream);
+  // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
+  if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
     switch (piece) {

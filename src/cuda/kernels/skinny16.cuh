@@ -28,6 +28,7 @@
 
 #include <cstdint>
 
+#include "cuda/kernels/register_permute.cuh"
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/skinny16.hpp"
 
@@ -163,6 +164,11 @@ __host__ __device__ constexpr int skinny16_source(int o) {
                     : (o % C) * K + o / C;  // row o / C, column o % C = packed unit c K + i
 }
 
+template <int K, int C, bool Interleave>
+struct skinny16_byte_map {  // 1-byte units: the unit map is the byte map
+  static constexpr int source(int o) { return skinny16_source<K, C, Interleave>(o); }
+};
+
 /// 4 x 4 byte transpose: o_e = (a_e, b_e, c_e, d_e) (byte e of each input, in order).
 __device__ __forceinline__ void transpose4x4_bytes(std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
                                                    std::uint32_t& o0, std::uint32_t& o1, std::uint32_t& o2,
@@ -214,50 +220,7 @@ __device__ __forceinline__ void skinny16_permute(const std::uint32_t (&in)[K * P
       }
   } else {
     static_assert(UnitBytes == 1);
-#pragma unroll
-    for (int q = 0; q < K * W; ++q) {
-      int src[4];
-#pragma unroll
-      for (int b = 0; b < 4; ++b) src[b] = skinny16_source<K, C, Interleave>(4 * q + b);
-      // Merge the distinct source words one at a time: acc's placed bytes keep their position (nibble b),
-      // the new word's bytes come from the second operand (nibbles 4..7).
-      const int w0 = src[0] / 4;
-      unsigned sel = 0;
-      int w1 = -1;
-#pragma unroll
-      for (int b = 0; b < 4; ++b) {
-        if (src[b] / 4 == w0) sel |= unsigned(src[b] % 4) << (4 * b);
-        else if (w1 < 0 || src[b] / 4 == w1) {
-          w1 = src[b] / 4;
-          sel |= unsigned(4 + src[b] % 4) << (4 * b);
-        }
-      }
-      std::uint32_t acc = __byte_perm(in[w0], in[w1 < 0 ? w0 : w1], sel);
-      bool placed[4];
-#pragma unroll
-      for (int b = 0; b < 4; ++b) placed[b] = src[b] / 4 == w0 || src[b] / 4 == w1;
-#pragma unroll
-      for (int round = 0; round < 2; ++round) {
-        int wn = -1;
-        unsigned s2 = 0;
-#pragma unroll
-        for (int b = 0; b < 4; ++b) {
-          if (placed[b]) s2 |= unsigned(b) << (4 * b);
-          else if (wn < 0 || src[b] / 4 == wn) {
-            wn = src[b] / 4;
-            s2 |= unsigned(4 + src[b] % 4) << (4 * b);
-          } else {
-            s2 |= unsigned(b) << (4 * b);  // a later round places it
-          }
-        }
-        if (wn >= 0) {
-          acc = __byte_perm(acc, in[wn], s2);
-#pragma unroll
-          for (int b = 0; b < 4; ++b) placed[b] = placed[b] || src[b] / 4 == wn;
-        }
-      }
-      out[q] = acc;
-    }
+    permute_bytes<skinny16_byte_map<K, C, Interleave>>(in, out);
   }
 }
 

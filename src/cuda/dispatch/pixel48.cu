@@ -1,0 +1,43 @@
+// pixel48 dispatch: the unit size -> a compile-time instantiation of kernels/pixel48.cuh, tuned by
+// tuning/pixel48.hpp. Called from launch_transpose2d (dispatch/transpose2d.cu) for plain (non-compound) 2-D
+// transposes of 3-, 6-, 12- and 24-byte units.
+
+#include <climits>
+
+#include "cuda/dispatch/launch.hpp"
+#include "cuda/kernels/pixel48.cuh"
+
+namespace xpose::detail {
+
+namespace {
+
+template <int UnitBytes>
+status launch(transpose2d_params p, cudaStream_t stream) {
+  using S = pixel48_shape<UnitBytes>;
+  const std::int64_t tr = (p.rows + S::T - 1) / S::T, tc = (p.cols + S::Tc - 1) / S::Tc;
+  p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
+  p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
+  p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
+  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
+  transpose2d_pixel48_kernel<UnitBytes><<<grid, S::threads, S::smem_bytes, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pixel48 launch");
+  return status::ok();
+}
+
+}  // namespace
+
+bool pixel48_applies(std::int64_t unit_bytes) {
+  return unit_bytes == 3 || unit_bytes == 6 || unit_bytes == 12 || unit_bytes == 24;
+}
+
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, cudaStream_t stream) {
+  switch (unit_bytes) {
+    case 3: return launch<3>(p, stream);
+    case 6: return launch<6>(p, stream);
+    case 12: return launch<12>(p, stream);
+    case 24: return launch<24>(p, stream);
+    default: return status(status_code::internal, "pixel48: unit is not 3, 6, 12 or 24 bytes");
+  }
+}
+
+}  // namespace xpose::detail
