@@ -47,8 +47,7 @@ struct pixel48_shape {
   static constexpr int micro_rows = staged_rows / 4;
   static constexpr int micro_cols = Tc / C;  // 4
   static constexpr int smem_bytes = staged_rows * in_pitch + Tc * out_pitch;
-  static constexpr int threads = pixel48_policy::threads;
-  static_assert(smem_bytes <= 48 * 1024, "more would need the dynamic shared-memory opt-in");
+  static constexpr int threads = pixel48_policy::threads(U);
 };
 
 /// Output rows' buffer: row c's 16-byte slot s lives at slot s ^ ((c / C) & 3) of the row. Phase 2 lanes
@@ -71,7 +70,7 @@ struct pixel48_map {
 };
 
 template <int UnitBytes>
-__global__ void __launch_bounds__(pixel48_policy::threads) transpose2d_pixel48_kernel(const transpose2d_params p) {
+__global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2d_pixel48_kernel(const transpose2d_params p) {
   using S = pixel48_shape<UnitBytes>;
   constexpr int U = UnitBytes, threads = S::threads;
   extern __shared__ __align__(16) unsigned char pixel48_smem[];
