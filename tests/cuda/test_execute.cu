@@ -122,6 +122,31 @@ TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
   check(problem{{13, 120, 77}, {0, 2, 1}, 4, {}, {}}, 4, 8);
 }
 
+TEST(Transpose2d, BatchedTinyMatricesWholeTilesEveryKAndPhase) {
+  // skinny16's flat batches: b x K x n <-> b x n x K, K <= 16, n U whole 8- or 16-byte pieces; a partial last
+  // tile (257 matrices), shifted pointers in turn.
+  int variant = 0;
+  for (std::int64_t e : {1, 2, 4, 8, 16})
+    for (std::int64_t k : {2, 3, 4, 5, 7, 8, 12, 16}) {
+      const std::int64_t piece = (k >= 8 && e <= 8) ? 8 : 16;
+      for (std::int64_t pieces : {1, 2, 3}) {
+        const std::int64_t n = pieces * piece / e;
+        if (n < 1) continue;
+        const std::size_t in_shift = variant % 3 == 0 ? 0 : static_cast<std::size_t>(variant % 16);
+        const std::size_t out_shift = variant % 2 == 0 ? 0 : static_cast<std::size_t>((variant * 5) % 16);
+        ++variant;
+        check(problem{{257, k, n}, {0, 2, 1}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{257, n, k}, {0, 2, 1}, e, {}, {}}, in_shift, out_shift);
+      }
+    }
+  check(problem{{65536, 16, 16}, {0, 2, 1}, 1, {}, {}});
+  check(problem{{5000, 8, 8}, {0, 2, 1}, 2, {}, {}}, 2, 6);
+  // Skinny batches of small matrices that the flat kernel does not take (n U not whole pieces): whole
+  // matrices a tile through batched_flat, not one-matrix skinny tiles.
+  check(problem{{20001, 3, 13}, {0, 2, 1}, 1, {}, {}}, 1, 0);
+  check(problem{{20001, 13, 3}, {0, 2, 1}, 2, {}, {}}, 0, 3);
+}
+
 TEST(Transpose2d, MoreThan65535TilesAlongEitherSide) {
   check(problem{{3, std::int64_t{1} << 22}, {1, 0}, 4, {}, {}});
   check(problem{{std::int64_t{1} << 22, 3}, {1, 0}, 4, {}, {}});

@@ -39,6 +39,13 @@ bool skinny16_applies(std::int64_t unit_bytes, std::int64_t k);
 status launch_skinny16(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
                        cudaStream_t stream);
 
+/// skinny16 flat batches (dispatch/skinny16_flat.cu): matrices a tile for b x k x n <-> b x n x k packed
+/// batches of small matrices, 0 when the flat kernel does not apply (n U not whole pieces, < 2 matrices a tile).
+std::int64_t skinny16_flat_matrices(std::int64_t unit_bytes, std::int64_t k, std::int64_t n);
+/// p: transpose2d parameters of a packed batch (batch_rank 1); aos_to_soa: the input matrices are n x k.
+status launch_skinny16_flat(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
+                            cudaStream_t stream);
+
 /// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
 bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count.

@@ -3,6 +3,8 @@
 //
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
 //     (dispatch/skinny16.cu); other units                                       -> skinny<G, direction>
+//   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
+//   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
@@ -23,6 +25,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/skinny16.hpp"
 
 namespace xpose::detail {
 
@@ -281,26 +284,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   p.in_hi = p.in_lo + in_span;
   const std::uint64_t piece = std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4);
 
-  // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
-  constexpr std::int64_t skinny_max_k = 16;
-  if (!compound && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols && p.in_ld == g.cols * unit) {
-    if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
-    switch (piece) {
-      case 4: return launch_skinny<4, true>(p, unit, stream);
-      case 2: return launch_skinny<2, true>(p, unit, stream);
-      default: return launch_skinny<1, true>(p, unit, stream);
-    }
-  }
-  if (!compound && unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows && p.out_ld == g.rows * unit) {
-    if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
-    switch (piece) {
-      case 4: return launch_skinny<4, false>(p, unit, stream);
-      case 2: return launch_skinny<2, false>(p, unit, stream);
-      default: return launch_skinny<1, false>(p, unit, stream);
-    }
-  }
-
-  // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
+  // Packed batches of matrices (batch stride = matrix bytes on both sides).
   const std::int64_t matrix_bytes = g.rows * g.cols * unit;
   const bool packed_batch = g.batch_rank == 1 && p.in_ld == g.cols * unit && p.out_ld == g.rows * unit &&
                             p.batch.in_stride[0] == matrix_bytes && p.batch.out_stride[0] == matrix_bytes;
@@ -310,6 +294,39 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // Whole matrices per tile unless they are large enough for 2-D tiles to fill (vec16 fully fed).
   const bool vec16_good = align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit) && g.rows >= 128 &&
                           g.cols >= 128;
+  // Batches of K x n matrices, K <= 16 (16 x 16 uint8, 8 x 8 fp16, ...): whole matrices a tile, register
+  // transposes of K x V micro-tiles (skinny16's), where batched_flat would gather bytes.
+  if (!compound && packed_batch && !vec16_good) {
+    if (const auto m = skinny16_flat_matrices(unit, g.rows, g.cols); m > 0)
+      return launch_skinny16_flat(p, unit, g.rows, false, stream);
+    if (const auto m = skinny16_flat_matrices(unit, g.cols, g.rows); m > 0)
+      return launch_skinny16_flat(p, unit, g.cols, true, stream);
+  }
+  // Small packed matrices go whole-matrices-a-tile (above, or batched_flat below): skinny tiles hold one
+  // matrix each, so a batch of 1e6 3 x 16 uint8 matrices would make 48-byte tiles (0.013 of memcpy).
+  const bool small_batched = packed_batch && flat_fits && unit <= 16 && matrix_bytes * 4 < skinny16_policy::tile_bytes;
+  // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
+  constexpr std::int64_t skinny_max_k = 16;
+  if (!compound && !small_batched && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols &&
+      p.in_ld == g.cols * unit) {
+    if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
+    switch (piece) {
+      case 4: return launch_skinny<4, true>(p, unit, stream);
+      case 2: return launch_skinny<2, true>(p, unit, stream);
+      default: return launch_skinny<1, true>(p, unit, stream);
+    }
+  }
+  if (!compound && !small_batched && unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows &&
+      p.out_ld == g.rows * unit) {
+    if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
+    switch (piece) {
+      case 4: return launch_skinny<4, false>(p, unit, stream);
+      case 2: return launch_skinny<2, false>(p, unit, stream);
+      default: return launch_skinny<1, false>(p, unit, stream);
+    }
+  }
+
+  // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
   if (!compound && packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |
                                              reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(unit));

@@ -326,3 +326,86 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
 }
 
 }  // namespace xpose::detail
+
+namespace xpose::detail {
+
+/// Flat batches of small matrices (b x K x n -> b x n x K or back, batch packed on both sides, n U a multiple
+/// of the piece size): a tile is M whole consecutive matrices, one contiguous byte range on each side, so a
+/// 16 x 16 uint8 matrix (one micro-tile) no longer makes a 256-byte tile of its own. Same three phases; both
+/// buffers are flat and swizzled (micro-tiles of consecutive matrices are a matrix apart on the strided side).
+/// p.matrices_per_tile = M, p.skinny_div = micro-tiles a matrix (n U / P), p.batch = the one batch axis.
+template <int UnitBytes, int K, bool AosToSoa>
+__global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
+    transpose2d_skinny16_flat_kernel(const transpose2d_params p) {
+  using S = skinny16_shape<UnitBytes, K>;
+  constexpr int threads = S::threads, P = S::P, W = P / 4;
+  __shared__ __align__(128) unsigned char in_buf[S::packed_bytes];
+  __shared__ __align__(128) unsigned char out_buf[S::packed_bytes];
+  const auto inb = static_cast<unsigned>(__cvta_generic_to_shared(in_buf));
+  const auto outb = static_cast<unsigned>(__cvta_generic_to_shared(out_buf));
+  const auto row_bytes = static_cast<unsigned>((AosToSoa ? p.rows : p.cols) * UnitBytes);  // strided side's rows
+  const unsigned matrix_bytes = K * row_bytes;
+  const std::int64_t batch = static_cast<std::int64_t>(p.batch.extent[0].divisor);
+  const std::int64_t per_tile = p.matrices_per_tile;
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const std::int64_t b0 = t * per_tile;
+    const auto mats = static_cast<unsigned>(batch - b0 < per_tile ? batch - b0 : per_tile);
+    const std::uint64_t in_addr = reinterpret_cast<std::uint64_t>(p.in) + static_cast<std::uint64_t>(b0) * matrix_bytes;
+    const std::uint64_t out_addr = reinterpret_cast<std::uint64_t>(p.out) + static_cast<std::uint64_t>(b0) * matrix_bytes;
+    const unsigned len = mats * matrix_bytes;
+    __syncthreads();  // the previous tile's phase 3 is done with both buffers
+    for (unsigned q = threadIdx.x; q < S::packed_chunks; q += threads) skinny16_stage_chunk<true>(in_addr, len, inb, q);
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+    __syncthreads();  // staged chunks visible to every thread
+
+    const auto m = static_cast<unsigned>(in_addr & 15);
+    const unsigned micro = mats * static_cast<unsigned>(p.skinny_div.divisor);
+    for (unsigned g = threadIdx.x; g < micro; g += threads) {
+      std::uint64_t cb = 0;
+      const auto b = static_cast<unsigned>(p.skinny_div.divmod(g, cb));
+      const unsigned strided_off = b * matrix_bytes + static_cast<unsigned>(cb) * P;  // + i row_bytes
+      const unsigned packed_off = g * K * P;                                           // + j P
+      std::uint32_t x[K * W], y[K * W];
+      if constexpr (AosToSoa) {
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          std::uint32_t w[W];
+          read_piece<P, true>(inb, packed_off + P * j + m, w);
+#pragma unroll
+          for (int h = 0; h < W; ++h) y[W * j + h] = w[h];
+        }
+        skinny16_permute<UnitBytes, K, P, false>(y, x);
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          std::uint32_t w[W];
+#pragma unroll
+          for (int h = 0; h < W; ++h) w[h] = x[W * i + h];
+          write_piece<P, true>(outb, 16 + strided_off + i * row_bytes, w);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < K; ++i) {
+          std::uint32_t w[W];
+          read_piece<P, true>(inb, strided_off + i * row_bytes + m, w);
+#pragma unroll
+          for (int h = 0; h < W; ++h) x[W * i + h] = w[h];
+        }
+        skinny16_permute<UnitBytes, K, P, true>(x, y);
+#pragma unroll
+        for (int j = 0; j < K; ++j) {
+          std::uint32_t w[W];
+#pragma unroll
+          for (int h = 0; h < W; ++h) w[h] = y[W * j + h];
+          write_piece<P, true>(outb, 16 + packed_off + P * j, w);
+        }
+      }
+    }
+    __syncthreads();  // the logical output range is complete
+    for (unsigned q = threadIdx.x; q < S::packed_chunks; q += threads) skinny16_store_chunk<true>(out_addr, len, outb, q);
+  }
+}
+
+}  // namespace xpose::detail
