@@ -287,6 +287,14 @@ TEST(Permute, StridedRowGathersAndCopies) {
     check(problem{{10, 20}, {0, 1}, e, {}, {27, 1}});
     check(problem{{6, 7, 8}, {1, 0, 2}, e, {7 * 9 * 8, 9 * 8, 1}, {}});
   }
+  // rows_shift16: rows of >= 64 bytes that are not 16-byte multiples (or on shifted pointers / odd strides):
+  // every input and output phase, rows shorter and longer than a warp's 512 bytes.
+  for (std::int64_t len : {16, 21, 313, 1000})
+    for (std::size_t in_shift : {0, 3, 8, 13})
+      for (std::size_t out_shift : {0, 1, 12}) {
+        check(problem{{7, 5, len}, {1, 0, 2}, 4, {}, {}}, in_shift, out_shift);
+        check(problem{{9, len}, {0, 1}, 1, {len + 5, 1}, {len + 9, 1}}, in_shift, out_shift);
+      }
 }
 
 // ---- N-d permutations (compound tile sides, element gathers) ---------------------------------------------

@@ -1,5 +1,6 @@
 // rows dispatch: the widest chunk (16, 8, 4, 2, 1 bytes) dividing the row length, both base pointers and
-// every batch stride -> rows_kernel<chunk> (kernels/rows.cuh).
+// every batch stride -> rows_kernel<chunk> (kernels/rows.cuh); when that is < 16 and rows are >= 64 bytes,
+// rows_shift16_kernel (16-byte accesses realigned in registers) instead.
 #include <algorithm>
 
 #include "cuda/dispatch/launch.hpp"
@@ -43,6 +44,25 @@ status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaSt
     align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
   }
   const auto rows = static_cast<std::uint64_t>(g.batch_count());
+  // 16-byte chunks realigned in registers, unless rows are so short (< 64 bytes, <= 5 chunks) that the
+  // phases' extra chunk and bytewise ends cost more than narrow chunks.
+  constexpr std::uint64_t shift16_min_row_bytes = 64;
+  if (lowbit(align_bits) < 16 && row_bytes >= shift16_min_row_bytes) {
+    p.row_bytes = row_bytes;
+    p.rows = rows;
+    const std::uint64_t chunks = (row_bytes + 30) / 16;  // of the output grid, worst phase
+    const bool per_row = chunks > 16;
+    p.chunks_per_row = fast_divmod(chunks);
+    p.total_chunks = chunks * rows;
+    const std::uint64_t wanted = per_row ? (rows + rows_threads / 32 - 1) / (rows_threads / 32)
+                                         : (p.total_chunks + rows_threads - 1) / rows_threads;
+    const std::uint64_t cap = static_cast<std::uint64_t>(std::max(dev.sm_count, 1)) * 32;
+    const unsigned grid = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
+    if (per_row) rows_shift16_kernel<true><<<grid, rows_threads, 0, stream>>>(p);
+    else rows_shift16_kernel<false><<<grid, rows_threads, 0, stream>>>(p);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "rows_shift16 launch");
+    return status::ok();
+  }
   switch (std::min<std::uint64_t>(lowbit(align_bits), 16)) {
     case 16: return launch<16>(p, row_bytes, rows, stream, dev);
     case 8: return launch<8>(p, row_bytes, rows, stream, dev);
