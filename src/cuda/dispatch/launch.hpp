@@ -46,6 +46,10 @@ std::int64_t skinny16_flat_matrices(std::int64_t unit_bytes, std::int64_t k, std
 status launch_skinny16_flat(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
                             cudaStream_t stream);
 
+struct box_plan;
+/// box (dispatch/box.cu): a box plan from make_box (plan/box.hpp).
+status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev);
+
 /// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
 bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count.

@@ -26,6 +26,7 @@
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/skinny16.hpp"
+#include "plan/box.hpp"
 
 namespace xpose::detail {
 
@@ -233,7 +234,7 @@ status launch_skinny(transpose2d_params p, std::int64_t unit, cudaStream_t strea
 }  // namespace
 
 status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* d_out, cudaStream_t stream,
-                          const device_info&) {
+                          const device_info& dev) {
   const std::int64_t wb = planned.word_bytes;
   const std::int64_t unit = planned.elem_words * wb;
   if (unit > 64) return status(status_code::internal, "transpose2d unit larger than 64 bytes");
@@ -302,9 +303,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     if (const auto m = skinny16_flat_matrices(unit, g.cols, g.rows); m > 0)
       return launch_skinny16_flat(p, unit, g.cols, true, stream);
   }
-  // Small packed matrices go whole-matrices-a-tile (above, or batched_flat below): skinny tiles hold one
-  // matrix each, so a batch of 1e6 3 x 16 uint8 matrices would make 48-byte tiles (0.013 of memcpy).
-  const bool small_batched = packed_batch && flat_fits && unit <= 16 && matrix_bytes * 4 < skinny16_policy::tile_bytes;
+  // Batches of small matrices go whole-matrices-a-tile (above, or batched_flat below) or into boxes: skinny
+  // tiles hold one matrix each, so a batch of 1e6 3 x 16 uint8 matrices made 48-byte tiles (0.013 of memcpy)
+  // and 77x93x85 batches of 5 x 44 fp32 880-byte ones (0.16).
+  const bool small_batched = g.batch_count() > 1 && matrix_bytes * 4 < skinny16_policy::tile_bytes;
   // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
   constexpr std::int64_t skinny_max_k = 16;
   if (!compound && !small_batched && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols &&
@@ -336,6 +338,11 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], flat_aligned, stream);
     }
   }
+  // Tiles with a side under 128 bytes (N-d permutations whose fastest axes block each other): a box of
+  // several axes with longer runs, when one exists (plan/box.hpp).
+  if (box_plan box; ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
+                     static_cast<std::uintptr_t>(unit)) == 0 && make_box(planned, box))
+    return launch_box(box, d_in, d_out, stream, dev);
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream);
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):

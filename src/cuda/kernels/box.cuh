@@ -1,0 +1,105 @@
+// box family: transpose2d geometries whose tile sides stay short, moved as boxes of several axes (plan/box.hpp
+// chooses them). A block builds three tables once — in_off[i] (byte offset of the i-th box element in input
+// order), out_off[o] and src[o] (byte offset and input-order index of the o-th element in output order) —
+// then for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
+// contiguous in the input, so consecutive threads read consecutive units) and stores them in output order
+// (runs of out_run contiguous). One unit (1, 2, 4, 8 or 16 bytes) an access: for units below 4 bytes this is
+// slow per byte, but it replaces tiles of a few dozen units.
+// grid: 1-D, grid-stride loop over boxes (the batch); block: box_policy::threads.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/index_math.hpp"
+#include "cuda/kernels/transpose2d.cuh"  // word_type
+#include "cuda/tuning/box.hpp"
+
+namespace xpose::detail {
+
+inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axes split off them
+inline constexpr int box_table_entries = 2048;
+inline constexpr int box_data_bytes = 16384;
+
+struct box_params {
+  const unsigned char* in;
+  unsigned char* out;
+  int rank = 0;                                // box axes, input order (fastest first)
+  unsigned extent[box_max_rank] = {};
+  unsigned in_stride[box_max_rank] = {};       // bytes (the box spans < 2^31 bytes on each side)
+  unsigned out_stride[box_max_rank] = {};
+  int out_order[box_max_rank] = {};            // box axes by ascending output stride
+  unsigned volume = 0;
+  std::int64_t boxes = 0;                      // product of the batch extents
+  batch_map<box_max_rank> batch;               // box index -> byte offsets
+};
+
+template <int UnitBytes>
+__global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
+  using word = typename word_type<UnitBytes>::type;
+  constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
+  __shared__ word data[box_data_bytes / UnitBytes];
+  __shared__ unsigned in_off[box_table_entries];
+  __shared__ unsigned out_off[box_table_entries];
+  __shared__ unsigned short src[box_table_entries];
+  const unsigned V = p.volume;
+  // Tables, once per block: decode each index over the axes (fastest first).
+  for (unsigned i = threadIdx.x; i < V; i += threads) {
+    unsigned rest = i, off = 0;
+    for (int k = 0; k < p.rank; ++k) {
+      const unsigned d = rest % p.extent[k];
+      rest /= p.extent[k];
+      off += d * p.in_stride[k];
+    }
+    in_off[i] = off;
+    rest = i;
+    unsigned o_off = 0;
+    for (int j = 0; j < p.rank; ++j) {
+      const int k = p.out_order[j];
+      const unsigned d = rest % p.extent[k];
+      rest /= p.extent[k];
+      o_off += d * p.out_stride[k];
+    }
+    out_off[i] = o_off;
+    // Input-order index of output-order element i: its digits weighted by the input-order radix.
+    unsigned in_index = 0, weight = 1;
+    rest = i;
+    unsigned digit[box_max_rank];
+    for (int j = 0; j < p.rank; ++j) {
+      const int k = p.out_order[j];
+      digit[k] = rest % p.extent[k];
+      rest /= p.extent[k];
+    }
+    for (int k = 0; k < p.rank; ++k) {
+      in_index += digit[k] * weight;
+      weight *= p.extent[k];
+    }
+    src[i] = static_cast<unsigned short>(in_index);
+  }
+  __syncthreads();  // tables complete
+
+  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
+    std::int64_t in_base = 0, out_base = 0;
+    p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+    const unsigned char* in = p.in + in_base;
+    unsigned char* out = p.out + out_base;
+    // Input order: `batch` loads in flight before their shared-memory stores.
+    for (unsigned i0 = threadIdx.x; i0 < V; i0 += batch * threads) {
+      word v[batch];
+#pragma unroll
+      for (int s = 0; s < batch; ++s) {
+        const unsigned i = i0 + s * threads;
+        if (i < V) v[s] = __ldg(reinterpret_cast<const word*>(in + in_off[i]));
+      }
+#pragma unroll
+      for (int s = 0; s < batch; ++s) {
+        const unsigned i = i0 + s * threads;
+        if (i < V) data[i] = v[s];
+      }
+    }
+    __syncthreads();  // the box is staged
+    for (unsigned o = threadIdx.x; o < V; o += threads) *reinterpret_cast<word*>(out + out_off[o]) = data[src[o]];
+    __syncthreads();  // stores have read `data` before the next box overwrites it
+  }
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,110 @@
+// Box tiles (see box.hpp): which axes a box takes.
+#include "plan/box.hpp"
+
+#include <algorithm>
+
+namespace xpose::detail {
+
+namespace {
+
+// Elements from the box's first input-order axis on that are contiguous in the input: the prefix of axes
+// (ascending stride) whose strides are the unit times the product of the extents before them.
+std::int64_t run_length(const std::array<box_axis, 2 * max_canonical_rank>& axis, int rank, std::int64_t unit,
+                        bool input) {
+  std::array<box_axis, 2 * max_canonical_rank> sorted = axis;
+  auto stride = [input](const box_axis& a) { return input ? a.in_stride : a.out_stride; };
+  std::sort(sorted.begin(), sorted.begin() + rank,
+            [&](const box_axis& x, const box_axis& y) { return stride(x) < stride(y); });
+  std::int64_t run = 1;
+  for (int k = 0; k < rank; ++k) {
+    if (stride(sorted[k]) != run * unit) break;
+    run *= sorted[k].extent;
+  }
+  return run;
+}
+
+}  // namespace
+
+bool make_box(const plan_geometry& g, box_plan& b) {
+  if (g.algo != algorithm::transpose2d) return false;
+  const std::int64_t unit = g.elem_words * g.word_bytes, wb = g.word_bytes;
+  if (unit != 1 && unit != 2 && unit != 4 && unit != 8 && unit != 16) return false;
+  if (std::min(g.rows, g.cols) * unit >= box_short_side_bytes) return false;
+  b = box_plan{};
+  b.unit_bytes = unit;
+  // The tile's axes. Row axes are nested in the output (stride = unit x the faster row extents), column
+  // axes in the input.
+  std::int64_t nested = unit;
+  for (int k = g.row_rank - 1; k >= 0; --k) {
+    b.axis[b.rank++] = {g.row_extent[k], g.row_in_stride[k] * wb, nested};
+    nested *= g.row_extent[k];
+  }
+  nested = unit;
+  for (int k = g.col_rank - 1; k >= 0; --k) {
+    b.axis[b.rank++] = {g.col_extent[k], nested, g.col_out_stride[k] * wb};
+    nested *= g.col_extent[k];
+  }
+  b.volume = g.rows * g.cols;
+  std::array<box_axis, 2 * max_canonical_rank> batch{};
+  int batch_rank = 0;
+  for (int i = 0; i < g.batch_rank; ++i)
+    batch[batch_rank++] = {g.batch_extent[i], g.batch_in_stride[i] * wb, g.batch_out_stride[i] * wb};
+  const std::int64_t tile_runs = std::min(run_length(b.axis, b.rank, unit, true), run_length(b.axis, b.rank, unit, false));
+
+  // Grow: a batch axis nested right outside the shorter run (else the other), whole or an exact divisor.
+  for (bool grew = true; grew && batch_rank > 0;) {
+    grew = false;
+    const std::int64_t in_run = run_length(b.axis, b.rank, unit, true);
+    const std::int64_t out_run = run_length(b.axis, b.rank, unit, false);
+    for (int side = 0; side < 2 && !grew; ++side) {
+      const bool input = (side == 0) == (in_run <= out_run);
+      const std::int64_t want = (input ? in_run : out_run) * unit;
+      for (int i = 0; i < batch_rank && !grew; ++i) {
+        box_axis& a = batch[i];
+        if ((input ? a.in_stride : a.out_stride) != want) continue;
+        const std::int64_t room = std::min(box_max_volume / b.volume, box_max_bytes / (b.volume * unit));
+        std::int64_t f = std::min(a.extent, room);
+        while (f > 1 && a.extent % f != 0) --f;  // an exact divisor: boxes tile the axis
+        if (f <= 1) continue;
+        b.axis[b.rank++] = {f, a.in_stride, a.out_stride};
+        b.volume *= f;
+        if (f == a.extent) {
+          batch[i] = batch[--batch_rank];  // order of batch axes does not matter to the byte map
+        } else {
+          a.extent /= f;
+          a.in_stride *= f;
+          a.out_stride *= f;
+        }
+        grew = true;
+      }
+    }
+  }
+  std::sort(b.axis.begin(), b.axis.begin() + b.rank,
+            [](const box_axis& x, const box_axis& y) { return x.in_stride < y.in_stride; });
+  for (int k = 0; k < b.rank; ++k) b.out_order[k] = k;
+  std::sort(b.out_order.begin(), b.out_order.begin() + b.rank,
+            [&](int x, int y) { return b.axis[x].out_stride < b.axis[y].out_stride; });
+  b.in_run = run_length(b.axis, b.rank, unit, true);
+  b.out_run = run_length(b.axis, b.rank, unit, false);
+  b.in_span = b.out_span = unit;
+  for (int k = 0; k < b.rank; ++k) {
+    b.in_span += (b.axis[k].extent - 1) * b.axis[k].in_stride;
+    b.out_span += (b.axis[k].extent - 1) * b.axis[k].out_stride;
+  }
+  // Batch axes slowest first (by output stride, descending), as batch_map expects row-major indices; any
+  // order is a valid enumeration, this one walks the output roughly in order.
+  std::sort(batch.begin(), batch.begin() + batch_rank,
+            [](const box_axis& x, const box_axis& y) { return x.out_stride > y.out_stride; });
+  b.batch_rank = batch_rank;
+  b.batch = batch;
+  // Every offset a whole number of units (the kernel moves one aligned unit an access).
+  for (int k = 0; k < b.rank; ++k)
+    if (b.axis[k].in_stride % unit != 0 || b.axis[k].out_stride % unit != 0) return false;
+  for (int i = 0; i < b.batch_rank; ++i)
+    if (b.batch[i].in_stride % unit != 0 || b.batch[i].out_stride % unit != 0) return false;
+  // Worth it: the shorter run at least doubles, and the offsets fit the kernel's 32-bit tables.
+  return std::min(b.in_run, b.out_run) >= 2 * tile_runs && b.in_span < (std::int64_t{1} << 31) &&
+         b.out_span < (std::int64_t{1} << 31);
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,45 @@
+// Box tiles for transpose2d geometries whose tile sides stay short (N-d permutations whose fastest axes are
+// each other's next nested axis: 7x3x2x109x41x7x2x51 axes 3,0,1,5,4,7,2,6 tiles as 4 x 51 units, 816 bytes).
+// A box is a set of axes — both tile sides plus batch axes (or an exact divisor of one) nested right outside
+// the box's input run or output run — moved as one tile: loaded in input order into shared memory, stored
+// in output order through per-box offset tables (kernels/box.cuh). Pure host code, tested in tests/host.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "xpose/plan.hpp"
+
+namespace xpose::detail {
+
+struct box_axis {
+  std::int64_t extent = 1;
+  std::int64_t in_stride = 0;   // bytes
+  std::int64_t out_stride = 0;  // bytes
+};
+
+struct box_plan {
+  std::int64_t unit_bytes = 0;  // bytes moved per element (elem_words x word_bytes)
+  int rank = 0;                 // box axes, input order (ascending input stride)
+  std::array<box_axis, 2 * max_canonical_rank> axis{};
+  std::array<int, 2 * max_canonical_rank> out_order{};  // box axes by ascending output stride
+  std::int64_t volume = 1;       // elements a box
+  std::int64_t in_run = 1;       // elements of the box contiguous in the input (from its first axis on)
+  std::int64_t out_run = 1;      // and in the output
+  int batch_rank = 0;            // the axes left over: one box per batch index (row-major, slowest first)
+  std::array<box_axis, 2 * max_canonical_rank> batch{};
+  std::int64_t in_span = 0;      // bytes from a box's first input element to past its last (< 2^31)
+  std::int64_t out_span = 0;
+};
+
+/// Limits of a box: elements (offset tables of 10 bytes an element) and data bytes in shared memory.
+inline constexpr std::int64_t box_max_volume = 2048;
+inline constexpr std::int64_t box_max_bytes = 16384;
+/// transpose2d geometries whose shorter tile side moves fewer bytes than this take a box when one has
+/// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
+inline constexpr std::int64_t box_short_side_bytes = 128;
+
+/// A box for `g` (transpose2d) when one beats its tiles: true and `b` filled, else false.
+bool make_box(const plan_geometry& g, box_plan& b);
+
+}  // namespace xpose::detail

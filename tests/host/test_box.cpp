@@ -1,0 +1,123 @@
+// Box tiles (plan/box.hpp): which geometries take a box, and that boxes times their batch move every byte
+// where the problem says (a host simulation of kernels/box.cuh's loops against the reference).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "common/reference.hpp"
+#include "common/test_seed.hpp"
+#include "plan/box.hpp"
+#include "xpose/xpose.hpp"
+
+namespace {
+
+using xpose::problem;
+
+// out[...] as box_kernel writes it: for every box (batch index, row-major), element i of the box in input
+// order goes to its output offset. Returns false if an output byte is written twice.
+bool simulate_box(const xpose::detail::box_plan& b, const unsigned char* in, unsigned char* out, std::size_t out_bytes) {
+  std::vector<unsigned char> written(out_bytes, 0);
+  std::int64_t boxes = 1;
+  for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
+  for (std::int64_t t = 0; t < boxes; ++t) {
+    std::int64_t rest = t, in_base = 0, out_base = 0;
+    for (int i = b.batch_rank - 1; i >= 0; --i) {
+      const std::int64_t d = rest % b.batch[i].extent;
+      rest /= b.batch[i].extent;
+      in_base += d * b.batch[i].in_stride;
+      out_base += d * b.batch[i].out_stride;
+    }
+    for (std::int64_t e = 0; e < b.volume; ++e) {
+      std::int64_t r = e, in_off = in_base, out_off = out_base;
+      for (int k = 0; k < b.rank; ++k) {
+        const std::int64_t d = r % b.axis[k].extent;
+        r /= b.axis[k].extent;
+        in_off += d * b.axis[k].in_stride;
+        out_off += d * b.axis[k].out_stride;
+      }
+      for (std::int64_t u = 0; u < b.unit_bytes; ++u) {
+        if (written[static_cast<std::size_t>(out_off + u)]++) return false;
+        out[out_off + u] = in[in_off + u];
+      }
+    }
+  }
+  return true;
+}
+
+void expect_box_matches_reference(const problem& p, std::int64_t min_volume) {
+  SCOPED_TRACE(::testing::Message() << "problem: " << p);
+  auto plan = xpose::make_plan(p);
+  ASSERT_TRUE(plan) << plan.error();
+  xpose::detail::box_plan b;
+  ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b)) << *plan;
+  EXPECT_GE(b.volume, min_volume);
+  EXPECT_LE(b.volume, xpose::detail::box_max_volume);
+  EXPECT_LE(b.volume * b.unit_bytes, xpose::detail::box_max_bytes);
+  // Input-order axes ascend in input stride; out_order ascends in output stride.
+  for (int k = 1; k < b.rank; ++k) EXPECT_LT(b.axis[k - 1].in_stride, b.axis[k].in_stride);
+  for (int k = 1; k < b.rank; ++k) EXPECT_LT(b.axis[b.out_order[k - 1]].out_stride, b.axis[b.out_order[k]].out_stride);
+  const auto bytes = static_cast<std::size_t>(plan->payload_bytes());
+  const auto in = xpose::test::random_bytes(bytes, xpose::test::test_seed(20261124) ^ bytes);
+  std::vector<unsigned char> expected(bytes, 0xA5), got(bytes, 0xA5);
+  xpose::test::reference_permute(p, in.data(), expected.data());
+  ASSERT_TRUE(simulate_box(b, in.data(), got.data(), bytes)) << "an output byte is written twice";
+  EXPECT_EQ(got, expected);
+}
+
+TEST(Box, BlockedFastestAxesTakeBoxesThatMoveEveryByteOnce) {
+  // The N-d suite's worst case (tiles of 4 x 51 units): box {51, 2, 2, 7} = 1428 units, runs 714 / 204.
+  expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, 4, {}, {}}, 1428);
+  // 5 x 44 transposes inside contiguous blocks, the next axis (85) split by an exact divisor.
+  expect_box_matches_reference(problem{{7, 9, 85, 5, 44}, {1, 0, 2, 4, 3}, 4, {}, {}}, 220 * 5);
+  // Every unit size whose box still fits 16 KiB with the 7 (16-byte units: 5 would fit, 7 has no divisor).
+  for (std::int64_t e : {1, 2, 8})
+    expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, e, {}, {}}, 1428);
+}
+
+TEST(Box, LongSidesAndSkinnyMatricesKeepTheirTiles) {
+  xpose::detail::box_plan b;
+  for (const problem& p : {problem{{4096, 4096}, {1, 0}, 4, {}, {}}, problem{{100000, 3}, {1, 0}, 4, {}, {}},
+                           problem{{32, 64, 112, 112}, {0, 2, 3, 1}, 4, {}, {}}}) {
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_FALSE(xpose::detail::make_box(plan->geometry(), b)) << p;
+  }
+}
+
+TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
+  const std::uint64_t seed = xpose::test::announced_test_seed(20261124);
+  std::mt19937_64 rng(seed);
+  int boxed = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    problem p;
+    p.elem_bytes = std::int64_t{1} << (rng() % 5);
+    std::int64_t volume = 1;
+    for (int i = 0; i < rank; ++i) {
+      const std::int64_t extents[] = {2, 3, 4, 5, 7, 9, 13, 30};
+      p.shape.push_back(extents[rng() % 8]);
+      volume *= p.shape.back();
+    }
+    if (volume > 200000) continue;
+    for (int i = 0; i < rank; ++i) p.axes.push_back(i);
+    std::shuffle(p.axes.begin(), p.axes.end(), rng);
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << p;
+    xpose::detail::box_plan b;
+    if (!xpose::detail::make_box(plan->geometry(), b)) continue;
+    ++boxed;
+    SCOPED_TRACE(::testing::Message() << "problem " << p << " seed " << seed);
+    const auto bytes = static_cast<std::size_t>(plan->payload_bytes());
+    const auto in = xpose::test::random_bytes(bytes, seed ^ bytes);
+    std::vector<unsigned char> expected(bytes, 0xA5), got(bytes, 0xA5);
+    xpose::test::reference_permute(p, in.data(), expected.data());
+    ASSERT_TRUE(simulate_box(b, in.data(), got.data(), bytes));
+    ASSERT_EQ(got, expected);
+  }
+  EXPECT_GT(boxed, 20) << "too few random problems took a box to test it";
+}
+
+}  // namespace
