@@ -51,20 +51,36 @@ bool make_box(const plan_geometry& g, box_plan& b) {
     batch[batch_rank++] = {g.batch_extent[i], g.batch_in_stride[i] * wb, g.batch_out_stride[i] * wb};
   const std::int64_t tile_runs = std::min(run_length(b.axis, b.rank, unit, true), run_length(b.axis, b.rank, unit, false));
 
-  // Grow: a batch axis nested right outside the shorter run (else the other), whole or an exact divisor.
+  // Grow: a batch axis nested right outside the input run or the output run (the shorter first), whole or an
+  // exact divisor of it (boxes then tile the axis). When both runs have such an axis, the first takes at
+  // most the square root of the room left, so the other can still grow (77x93x85 batches of 5 x 44 fp32:
+  // 220 x 3 x 5, runs 1100 / 660, instead of 220 x 17, runs 3740 / 220).
+  auto candidate = [&](bool input, std::int64_t run) -> int {
+    for (int i = 0; i < batch_rank; ++i)
+      if ((input ? batch[i].in_stride : batch[i].out_stride) == run * unit) return i;
+    return -1;
+  };
+  auto largest_divisor = [](std::int64_t extent, std::int64_t cap) {
+    std::int64_t f = std::min(extent, cap);
+    while (f > 1 && extent % f != 0) --f;
+    return f;
+  };
   for (bool grew = true; grew && batch_rank > 0;) {
     grew = false;
     const std::int64_t in_run = run_length(b.axis, b.rank, unit, true);
     const std::int64_t out_run = run_length(b.axis, b.rank, unit, false);
-    for (int side = 0; side < 2 && !grew; ++side) {
-      const bool input = (side == 0) == (in_run <= out_run);
-      const std::int64_t want = (input ? in_run : out_run) * unit;
-      for (int i = 0; i < batch_rank && !grew; ++i) {
+    const std::int64_t room = std::min(box_max_volume / b.volume, box_max_bytes / (b.volume * unit));
+    if (room < 2) break;
+    const int ci = candidate(true, in_run), co = candidate(false, out_run);
+    const bool both = ci >= 0 && co >= 0 && ci != co;
+    std::int64_t balanced = 1;
+    while ((balanced + 1) * (balanced + 1) <= room) ++balanced;
+    const int first = in_run <= out_run ? ci : co, second = in_run <= out_run ? co : ci;
+    for (const std::int64_t cap : {both ? balanced : room, room}) {
+      for (const int i : {first, second}) {
+        if (i < 0 || grew) continue;
         box_axis& a = batch[i];
-        if ((input ? a.in_stride : a.out_stride) != want) continue;
-        const std::int64_t room = std::min(box_max_volume / b.volume, box_max_bytes / (b.volume * unit));
-        std::int64_t f = std::min(a.extent, room);
-        while (f > 1 && a.extent % f != 0) --f;  // an exact divisor: boxes tile the axis
+        const std::int64_t f = largest_divisor(a.extent, cap);
         if (f <= 1) continue;
         b.axis[b.rank++] = {f, a.in_stride, a.out_stride};
         b.volume *= f;
@@ -77,6 +93,7 @@ bool make_box(const plan_geometry& g, box_plan& b) {
         }
         grew = true;
       }
+      if (grew) break;
     }
   }
   std::sort(b.axis.begin(), b.axis.begin() + b.rank,

@@ -32,8 +32,9 @@ struct box_plan {
   std::int64_t out_span = 0;
 };
 
-/// Limits of a box: elements (offset tables of 10 bytes an element) and data bytes in shared memory.
-inline constexpr std::int64_t box_max_volume = 2048;
+/// Limits of a box: elements (offset tables of 10 bytes an element) and data bytes in shared memory. 4096
+/// elements leave room for a second axis after the first (77x93x85 batches of 5 x 44: 220 x 5 x 3).
+inline constexpr std::int64_t box_max_volume = 4096;
 inline constexpr std::int64_t box_max_bytes = 16384;
 /// transpose2d geometries whose shorter tile side moves fewer bytes than this take a box when one has
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.

@@ -10,6 +10,23 @@
 
 namespace xpose::detail {
 
+namespace {
+
+template <int UnitBytes>
+status launch(const box_params& p, unsigned grid, int smem, cudaStream_t stream) {
+  // Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device; cheap to repeat).
+  if (smem > 48 * 1024) {
+    if (cudaError_t e = cudaFuncSetAttribute(box_kernel<UnitBytes>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+        e != cudaSuccess)
+      return cuda_failure(e, "box shared-memory opt-in");
+  }
+  box_kernel<UnitBytes><<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
+  return status::ok();
+}
+
+}  // namespace
+
 status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev) {
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || b.volume > box_table_entries ||
       b.volume * b.unit_bytes > box_data_bytes)
@@ -33,18 +50,19 @@ status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t
     p.batch.out_stride[i] = b.batch[i].out_stride;
     p.boxes *= b.batch[i].extent;
   }
-  const std::int64_t cap = static_cast<std::int64_t>(std::max(dev.sm_count, 1)) * box_policy::blocks_per_sm;
+  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes));
+  // As many blocks as fit an SM at once (shared memory or threads), each looping over boxes.
+  const std::int64_t per_sm = std::max(1, std::min(box_policy::max_blocks_per_sm, box_policy::smem_per_sm / (smem + 1024)));
+  const std::int64_t cap = static_cast<std::int64_t>(std::max(dev.sm_count, 1)) * per_sm;
   const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(p.boxes, cap)));
   switch (b.unit_bytes) {
-    case 1: box_kernel<1><<<grid, box_policy::threads, 0, stream>>>(p); break;
-    case 2: box_kernel<2><<<grid, box_policy::threads, 0, stream>>>(p); break;
-    case 4: box_kernel<4><<<grid, box_policy::threads, 0, stream>>>(p); break;
-    case 8: box_kernel<8><<<grid, box_policy::threads, 0, stream>>>(p); break;
-    case 16: box_kernel<16><<<grid, box_policy::threads, 0, stream>>>(p); break;
+    case 1: return launch<1>(p, grid, smem, stream);
+    case 2: return launch<2>(p, grid, smem, stream);
+    case 4: return launch<4>(p, grid, smem, stream);
+    case 8: return launch<8>(p, grid, smem, stream);
+    case 16: return launch<16>(p, grid, smem, stream);
     default: return status(status_code::internal, "box: unit is not 1, 2, 4, 8 or 16 bytes");
   }
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
-  return status::ok();
 }
 
 }  // namespace xpose::detail

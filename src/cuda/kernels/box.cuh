@@ -17,8 +17,16 @@
 namespace xpose::detail {
 
 inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axes split off them
-inline constexpr int box_table_entries = 2048;
+inline constexpr int box_table_entries = 4096;
 inline constexpr int box_data_bytes = 16384;
+
+/// Dynamic shared memory of a box of `volume` elements: in_off and out_off (4 bytes each), the data (from a
+/// 16-byte boundary), then src (2 bytes each).
+inline constexpr int box_data_offset(int volume) { return (8 * volume + 15) / 16 * 16; }
+inline constexpr int box_src_offset(int volume, int unit_bytes) {
+  return (box_data_offset(volume) + volume * unit_bytes + 1) / 2 * 2;
+}
+inline constexpr int box_smem_bytes(int volume, int unit_bytes) { return box_src_offset(volume, unit_bytes) + 2 * volume; }
 
 struct box_params {
   const unsigned char* in;
@@ -37,11 +45,13 @@ template <int UnitBytes>
 __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
   constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
-  __shared__ word data[box_data_bytes / UnitBytes];
-  __shared__ unsigned in_off[box_table_entries];
-  __shared__ unsigned out_off[box_table_entries];
-  __shared__ unsigned short src[box_table_entries];
+  extern __shared__ uint4 box_smem[];  // 16-byte aligned
   const unsigned V = p.volume;
+  auto* base = reinterpret_cast<unsigned char*>(box_smem);
+  auto* in_off = reinterpret_cast<unsigned*>(base);
+  unsigned* out_off = in_off + V;
+  word* data = reinterpret_cast<word*>(base + box_data_offset(static_cast<int>(V)));
+  auto* src = reinterpret_cast<unsigned short*>(base + box_src_offset(static_cast<int>(V), UnitBytes));
   // Tables, once per block: decode each index over the axes (fastest first).
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned rest = i, off = 0;
