@@ -40,7 +40,7 @@ struct skinny16_shape {
   /// Bytes of each strided row a micro-tile holds (and of the packed side: K pieces of P bytes).
   static constexpr int P = skinny16_policy::piece_bytes(UnitBytes, K);
   static constexpr int C = P / UnitBytes;                                      // columns a micro-tile
-  static constexpr int row_bytes = skinny16_policy::tile_bytes / K / 16 * 16;  // S U: a strided row's bytes
+  static constexpr int row_bytes = skinny16_policy::row_bytes(K);              // S U: a strided row's bytes
   static constexpr int span = row_bytes / UnitBytes;                         // S: units along n per tile
   static constexpr int micro_tiles = row_bytes / P;                          // K x C micro-tiles a tile
   static constexpr int row_chunks = row_bytes / 16 + 1;       // most 16-byte chunks a strided row's range covers
@@ -224,6 +224,30 @@ __device__ __forceinline__ void skinny16_permute(const std::uint32_t (&in)[K * P
   }
 }
 
+/// Phase 2 of one micro-tile: K pieces of P bytes read (realigned) at byte offsets in_off(j) of the buffer at
+/// `src`, permuted in registers (Interleave: strided rows -> packed; else packed -> strided rows), written
+/// as K pieces at the P-aligned offsets out_off(j) of the buffer at `dst`.
+template <int UnitBytes, int K, int P, bool Interleave, bool SrcSwizzled, bool DstSwizzled, class InOff, class OutOff>
+__device__ __forceinline__ void skinny16_micro_tile(unsigned src, InOff in_off, unsigned dst, OutOff out_off) {
+  constexpr int W = P / 4;
+  std::uint32_t a[K * W], b[K * W];
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    std::uint32_t w[W];
+    read_piece<P, SrcSwizzled>(src, in_off(j), w);
+#pragma unroll
+    for (int h = 0; h < W; ++h) a[W * j + h] = w[h];
+  }
+  skinny16_permute<UnitBytes, K, P, Interleave>(a, b);
+#pragma unroll
+  for (int j = 0; j < K; ++j) {
+    std::uint32_t w[W];
+#pragma unroll
+    for (int h = 0; h < W; ++h) w[h] = b[W * j + h];
+    write_piece<P, DstSwizzled>(dst, out_off(j), w);
+  }
+}
+
 template <int UnitBytes, int K, bool AosToSoa>
 __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
     transpose2d_skinny16_kernel(const transpose2d_params p) {
@@ -237,13 +261,9 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
   const std::int64_t strided_ld = AosToSoa ? p.out_ld : p.in_ld;  // bytes between the strided side's rows
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    std::uint64_t tile = 0;
-    const std::uint64_t b = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile);  // tiles along n, then batch
-    std::int64_t in_off = 0, out_off = 0;
-    p.batch.offsets(b, in_off, out_off);
-    const std::uint64_t in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off;
-    const std::uint64_t out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off;
-    const std::int64_t c0 = static_cast<std::int64_t>(tile) * S::span;
+    const skinny_tile st(p, t);
+    const std::uint64_t in_b = st.in_b, out_b = st.out_b;
+    const std::int64_t c0 = static_cast<std::int64_t>(st.tile) * S::span;
     const auto cols = static_cast<unsigned>(n - c0 < S::span ? n - c0 : S::span);
     const std::uint64_t packed_addr = (AosToSoa ? in_b : out_b) + static_cast<std::uint64_t>(c0) * K * UnitBytes;
     const std::uint64_t strided_addr = (AosToSoa ? out_b : in_b) + static_cast<std::uint64_t>(c0) * UnitBytes;
@@ -268,44 +288,22 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
     __syncthreads();  // staged chunks visible to every thread
 
     // Phase 2: micro-tile g = C columns x K rows, realigned from the raw buffer, permuted, stored logically.
-    constexpr int P = S::P, W = P / 4;
+    constexpr int P = S::P;
     const unsigned micro = (cols + S::C - 1) / S::C;
     for (unsigned g = threadIdx.x; g < micro; g += threads) {
-      std::uint32_t x[K * W], y[K * W];
       if constexpr (AosToSoa) {
-        const unsigned m = static_cast<unsigned>(packed_addr & 15);
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          std::uint32_t w[W];
-          read_piece<P, true>(packed, P * (g * K + j) + m, w);
-#pragma unroll
-          for (int h = 0; h < W; ++h) y[W * j + h] = w[h];
-        }
-        skinny16_permute<UnitBytes, K, P, false>(y, x);
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          std::uint32_t w[W];
-#pragma unroll
-          for (int h = 0; h < W; ++h) w[h] = x[W * i + h];
-          write_piece<P, false>(strided + i * S::row_pitch, 16 + P * g, w);
-        }
+        const auto m = static_cast<unsigned>(packed_addr & 15);
+        skinny16_micro_tile<UnitBytes, K, P, false, true, false>(
+            packed, [&](int j) { return P * (g * K + j) + m; },
+            strided, [&](int i) { return i * S::row_pitch + 16 + P * g; });
       } else {
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          const auto m = static_cast<unsigned>((strided_addr + i * static_cast<std::uint64_t>(strided_ld)) & 15);
-          std::uint32_t w[W];
-          read_piece<P, false>(strided + i * S::row_pitch, P * g + m, w);
-#pragma unroll
-          for (int h = 0; h < W; ++h) x[W * i + h] = w[h];
-        }
-        skinny16_permute<UnitBytes, K, P, true>(x, y);
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          std::uint32_t w[W];
-#pragma unroll
-          for (int h = 0; h < W; ++h) w[h] = y[W * j + h];
-          write_piece<P, true>(packed, 16 + P * (g * K + j), w);
-        }
+        skinny16_micro_tile<UnitBytes, K, P, true, false, true>(
+            strided,
+            [&](int i) {
+              const auto m = static_cast<unsigned>((strided_addr + i * static_cast<std::uint64_t>(strided_ld)) & 15);
+              return i * S::row_pitch + P * g + m;
+            },
+            packed, [&](int j) { return 16 + P * (g * K + j); });
       }
     }
     __syncthreads();  // the logical output buffer is complete
@@ -338,7 +336,7 @@ template <int UnitBytes, int K, bool AosToSoa>
 __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
     transpose2d_skinny16_flat_kernel(const transpose2d_params p) {
   using S = skinny16_shape<UnitBytes, K>;
-  constexpr int threads = S::threads, P = S::P, W = P / 4;
+  constexpr int threads = S::threads, P = S::P;
   __shared__ __align__(128) unsigned char in_buf[S::packed_bytes];
   __shared__ __align__(128) unsigned char out_buf[S::packed_bytes];
   const auto inb = static_cast<unsigned>(__cvta_generic_to_shared(in_buf));
@@ -368,39 +366,14 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
       const auto b = static_cast<unsigned>(p.skinny_div.divmod(g, cb));
       const unsigned strided_off = b * matrix_bytes + static_cast<unsigned>(cb) * P;  // + i row_bytes
       const unsigned packed_off = g * K * P;                                           // + j P
-      std::uint32_t x[K * W], y[K * W];
       if constexpr (AosToSoa) {
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          std::uint32_t w[W];
-          read_piece<P, true>(inb, packed_off + P * j + m, w);
-#pragma unroll
-          for (int h = 0; h < W; ++h) y[W * j + h] = w[h];
-        }
-        skinny16_permute<UnitBytes, K, P, false>(y, x);
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          std::uint32_t w[W];
-#pragma unroll
-          for (int h = 0; h < W; ++h) w[h] = x[W * i + h];
-          write_piece<P, true>(outb, 16 + strided_off + i * row_bytes, w);
-        }
+        skinny16_micro_tile<UnitBytes, K, P, false, true, true>(
+            inb, [&](int j) { return packed_off + P * j + m; },
+            outb, [&](int i) { return 16 + strided_off + i * row_bytes; });
       } else {
-#pragma unroll
-        for (int i = 0; i < K; ++i) {
-          std::uint32_t w[W];
-          read_piece<P, true>(inb, strided_off + i * row_bytes + m, w);
-#pragma unroll
-          for (int h = 0; h < W; ++h) x[W * i + h] = w[h];
-        }
-        skinny16_permute<UnitBytes, K, P, true>(x, y);
-#pragma unroll
-        for (int j = 0; j < K; ++j) {
-          std::uint32_t w[W];
-#pragma unroll
-          for (int h = 0; h < W; ++h) w[h] = y[W * j + h];
-          write_piece<P, true>(outb, 16 + packed_off + P * j, w);
-        }
+        skinny16_micro_tile<UnitBytes, K, P, true, true, true>(
+            inb, [&](int i) { return strided_off + i * row_bytes + m; },
+            outb, [&](int j) { return 16 + packed_off + P * j; });
       }
     }
     __syncthreads();  // the logical output range is complete

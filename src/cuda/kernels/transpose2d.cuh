@@ -117,6 +117,20 @@ struct tile_coords {
   }
 };
 
+/// Skinny tiles (skinny, skinny16): tile t -> the input and output addresses of its batch and its index along
+/// n (tiles along n vary fastest, then the batch).
+struct skinny_tile {
+  std::uint64_t in_b, out_b, tile;
+
+  __device__ skinny_tile(const transpose2d_params& p, std::int64_t t) : tile(0) {
+    const std::uint64_t b = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile);
+    std::int64_t in_off = 0, out_off = 0;
+    p.batch.offsets(b, in_off, out_off);
+    in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off;
+    out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off;
+  }
+};
+
 // ---- vec16 ------------------------------------------------------------------------------------------------
 
 /// Register transpose of a V x V micro-tile of UnitBytes-byte units, V = 16 / UnitBytes.
@@ -906,13 +920,9 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
   const std::int64_t span = p.skinny_span;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    std::uint64_t tile = 0;
-    const std::uint64_t b = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile);  // tiles along n, then batch
-    std::int64_t in_off = 0, out_off = 0;
-    p.batch.offsets(b, in_off, out_off);
-    const std::uint64_t in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off;
-    const std::uint64_t out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off;
-    const std::int64_t n0 = static_cast<std::int64_t>(tile) * span;  // first unit along n
+    const skinny_tile st(p, t);
+    const std::uint64_t in_b = st.in_b, out_b = st.out_b;
+    const std::int64_t n0 = static_cast<std::int64_t>(st.tile) * span;  // first unit along n
     __syncthreads();  // the previous tile's gathers are done with the staging buffer
 
     if constexpr (AosToSoa) {

@@ -10,6 +10,8 @@ struct skinny16_policy {
   /// ~1 us latency needs per SM (METHOD.md: bytes in flight = bandwidth x latency / SMs ~ 25 KB, with slack
   /// for the three phases of a tile not overlapping inside one block).
   static constexpr int tile_bytes = 16384;
+  /// Bytes of each of the k strided rows a tile holds: the tile's share, whole 16-byte chunks.
+  static constexpr int row_bytes(int k) { return tile_bytes / k / 16 * 16; }
   /// Threads a block: one micro-tile (one 16-byte vector of each of the k rows) per thread in the register
   /// phase, so k >= 5 take fewer than 256 threads (k = 16: 64 micro-tiles a tile, 64 threads).
   static constexpr int max_threads = 256;
