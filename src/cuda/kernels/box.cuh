@@ -3,8 +3,8 @@
 // order), out_off[o] and src[o] (byte offset and input-order index of the o-th element in output order) —
 // then for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
 // contiguous in the input, so consecutive threads read consecutive units) and stores them in output order
-// (runs of out_run contiguous). One unit (1, 2, 4, 8 or 16 bytes) an access: for units below 4 bytes this is
-// slow per byte, but it replaces tiles of a few dozen units.
+// (runs of out_run contiguous). Global accesses are LoadBytes / StoreBytes wide (up to 16 bytes, several
+// units) where the runs' lengths and the strides around them allow (dispatch/box.cu decides), else a unit.
 // grid: 1-D, grid-stride loop over boxes (the batch); block: box_policy::threads.
 #pragma once
 
@@ -41,10 +41,13 @@ struct box_params {
   batch_map<box_max_rank> batch;               // box index -> byte offsets
 };
 
-template <int UnitBytes>
+template <int UnitBytes, int LoadBytes, int StoreBytes>
 __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
+  using load_word = typename word_type<LoadBytes>::type;
+  using store_word = typename word_type<StoreBytes>::type;
   constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
+  constexpr unsigned L = LoadBytes / UnitBytes, S = StoreBytes / UnitBytes;  // units an access
   extern __shared__ uint4 box_smem[];  // 16-byte aligned
   const unsigned V = p.volume;
   auto* base = reinterpret_cast<unsigned char*>(box_smem);
@@ -92,22 +95,36 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
     p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
     const unsigned char* in = p.in + in_base;
     unsigned char* out = p.out + out_base;
-    // Input order: `batch` loads in flight before their shared-memory stores.
-    for (unsigned i0 = threadIdx.x; i0 < V; i0 += batch * threads) {
-      word v[batch];
+    // Input order, L units an access (whole input runs are multiples of L, their starts aligned to it):
+    // `batch` loads in flight before their shared-memory stores.
+    for (unsigned i0 = threadIdx.x * L; i0 < V; i0 += batch * threads * L) {
+      load_word v[batch];
 #pragma unroll
       for (int s = 0; s < batch; ++s) {
-        const unsigned i = i0 + s * threads;
-        if (i < V) v[s] = __ldg(reinterpret_cast<const word*>(in + in_off[i]));
+        const unsigned i = i0 + s * threads * L;
+        if (i < V) v[s] = __ldg(reinterpret_cast<const load_word*>(in + in_off[i]));
       }
 #pragma unroll
       for (int s = 0; s < batch; ++s) {
-        const unsigned i = i0 + s * threads;
-        if (i < V) data[i] = v[s];
+        const unsigned i = i0 + s * threads * L;
+        if (i < V) *reinterpret_cast<load_word*>(data + i) = v[s];
       }
     }
     __syncthreads();  // the box is staged
-    for (unsigned o = threadIdx.x; o < V; o += threads) *reinterpret_cast<word*>(out + out_off[o]) = data[src[o]];
+    // Output order, S units an access: gathered from `data` one unit at a time, stored as one word.
+    for (unsigned o = threadIdx.x * S; o < V; o += threads * S) {
+      if constexpr (S == 1) {
+        *reinterpret_cast<word*>(out + out_off[o]) = data[src[o]];
+      } else {
+        union {
+          store_word whole;
+          word part[S];
+        } w;
+#pragma unroll
+        for (unsigned j = 0; j < S; ++j) w.part[j] = data[src[o + j]];
+        *reinterpret_cast<store_word*>(out + out_off[o]) = w.whole;
+      }
+    }
     __syncthreads();  // stores have read `data` before the next box overwrites it
   }
 }
