@@ -36,6 +36,8 @@ struct box_plan {
 /// elements leave room for a second axis after the first (77x93x85 batches of 5 x 44: 220 x 5 x 3).
 inline constexpr std::int64_t box_max_volume = 4096;
 inline constexpr std::int64_t box_max_bytes = 16384;
+/// A box that takes only part of the tile's long side must hold at least this many elements.
+inline constexpr std::int64_t box_min_split_volume = 1024;
 /// transpose2d geometries whose shorter tile side moves fewer bytes than this take a box when one has
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
 inline constexpr std::int64_t box_short_side_bytes = 128;
