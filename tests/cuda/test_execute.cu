@@ -380,6 +380,36 @@ TEST(PermuteNd, LayoutsOfDeepLearningAndSimulationCodes) {
   }
 }
 
+TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
+  // Box tiles (plan/box.hpp): fastest axes that block each other, long sides split by a divisor, every unit
+  // size, shifted pointers (narrower global accesses) and padded views.
+  const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> cases = {
+      {{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}},
+      {{7, 9, 85, 5, 44}, {1, 0, 2, 4, 3}},
+      {{7, 9, 85, 5, 44}, {2, 0, 1, 4, 3}},
+      {{6, 4, 7, 11, 2, 40}, {2, 3, 1, 4, 5, 0}},
+      {{21, 7, 2, 3, 27, 25, 5}, {4, 5, 3, 2, 1, 6, 0}},
+      {{3, 16, 7, 3, 14, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}},
+      {{30, 30, 13, 3}, {1, 0, 3, 2}},
+  };
+  int variant = 0;
+  for (const auto& [shape, axes] : cases)
+    for (std::int64_t e : {1, 2, 4, 8, 16}) {
+      const std::size_t shift = static_cast<std::size_t>((variant++ % 4) * e);  // multiples of the unit
+      check(problem{shape, axes, e, {}, {}});
+      check(problem{shape, axes, e, {}, {}}, shift, 16 - shift % 16);
+    }
+  // A padded input view (strides with gaps) through a box.
+  std::vector<std::int64_t> strides(5);
+  const std::vector<std::int64_t> shape = {7, 9, 85, 5, 44};
+  std::int64_t st = 1;
+  for (int i = 4; i >= 0; --i) {
+    strides[static_cast<std::size_t>(i)] = st;
+    st *= shape[static_cast<std::size_t>(i)] + (i == 4 ? 4 : 0);
+  }
+  check(problem{shape, {1, 0, 2, 4, 3}, 4, strides, {}});
+}
+
 TEST(PermuteNd, ViewsWithoutAUnitStrideAxisAreGatheredElementByElement) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{40, 50}, {1, 0}, e, {100, 2}, {}});                // x[:, ::2].T
