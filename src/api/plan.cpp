@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cpu/cpu_executor.hpp"
+#include "plan/box.hpp"
 #include "plan/planner.hpp"
 #include "xpose/plan.hpp"
 #if XPOSE_HAS_CUDA
@@ -138,8 +139,11 @@ std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
 
 std::ostream& operator<<(std::ostream& os, const plan& p) {
   os << "xpose::plan " << to_string(p.algo()) << "\n  problem:   " << p.source()
-     << "\n  canonical: " << p.canonical() << "\n  geometry:  " << p.geometry()
-     << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";
+     << "\n  canonical: " << p.canonical() << "\n  geometry:  " << p.geometry();
+  if (detail::box_plan b; detail::make_box(p.geometry(), b))
+    os << "\n  gpu:       boxes of " << b.volume << " units (runs of " << b.in_run << " in, " << b.out_run
+       << " out) when both pointers are aligned to the unit";
+  os << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";
   return os;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/reference.hpp"
+#include "plan/box.hpp"
 #include "xpose/plan.hpp"
 
 #ifndef XPOSE_BENCH_SOURCE_DIR
@@ -336,6 +337,8 @@ std::string plan_summary(const xpose::plan& p) {
     os << ' ' << g.elem_words * g.word_bytes << 'B';
   }
   if (g.batch_count() > 1) os << " b" << g.batch_count();
+  // The GPU's box tiles (src/plan/box.hpp) for tiles with a short side: box<units>.
+  if (xpose::detail::box_plan b; xpose::detail::make_box(g, b)) os << " box" << b.volume;
   return os.str();
 }
 
