@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "common/box_simulation.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_features.hpp"
 #include "xpose/xpose.hpp"
@@ -170,6 +171,19 @@ void run_small(const problem& p, const xpose::plan& plan, int threads, std::int6
     fail(p, "execute_host failed on a valid plan: " + text(s));
   }
   if (!std::equal(in_before.begin(), in_before.end(), in.bytes.get())) fail(p, "execute_host wrote to its input");
+  // The GPU's box tiles (src/plan/box.hpp), when the plan takes them: simulated on the same views, they must
+  // stay inside both views and give the reference's output.
+  if (xpose::detail::box_plan b; threads >= 0 && xpose::detail::make_box(plan.geometry(), b)) {
+    if (b.volume > xpose::detail::box_max_volume || b.volume * b.unit_bytes > xpose::detail::box_max_bytes)
+      fail(p, "a box larger than the kernel's limits");
+    std::vector<unsigned char> boxed(static_cast<std::size_t>(out_span));  // the output's poison, as above
+    for (std::int64_t i = 0; i < out_span; ++i)
+      boxed[static_cast<std::size_t>(i)] = static_cast<unsigned char>(0xA5 ^ ((i + out_skew) * 29));
+    const std::string err = xpose::test::simulate_box(b, in.view(), in_span, boxed.data(), out_span);
+    if (!err.empty()) fail(p, err);
+    if (!std::equal(boxed.begin(), boxed.end(), expected.begin() + out_skew))
+      fail(p, "box tiles move bytes elsewhere than the reference");
+  }
   for (std::int64_t i = 0; i < out.size(); ++i) {
     if (out.bytes[i] != expected[i]) {
       fail(p, "output byte " + std::to_string(i - out_skew) + " is " + std::to_string(out.bytes[i]) + ", expected " +

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "common/box_simulation.hpp"
 #include "common/reference.hpp"
 #include "common/test_seed.hpp"
 #include "plan/box.hpp"
@@ -15,37 +16,6 @@
 namespace {
 
 using xpose::problem;
-
-// out[...] as box_kernel writes it: for every box (batch index, row-major), element i of the box in input
-// order goes to its output offset. Returns false if an output byte is written twice.
-bool simulate_box(const xpose::detail::box_plan& b, const unsigned char* in, unsigned char* out, std::size_t out_bytes) {
-  std::vector<unsigned char> written(out_bytes, 0);
-  std::int64_t boxes = 1;
-  for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
-  for (std::int64_t t = 0; t < boxes; ++t) {
-    std::int64_t rest = t, in_base = 0, out_base = 0;
-    for (int i = b.batch_rank - 1; i >= 0; --i) {
-      const std::int64_t d = rest % b.batch[i].extent;
-      rest /= b.batch[i].extent;
-      in_base += d * b.batch[i].in_stride;
-      out_base += d * b.batch[i].out_stride;
-    }
-    for (std::int64_t e = 0; e < b.volume; ++e) {
-      std::int64_t r = e, in_off = in_base, out_off = out_base;
-      for (int k = 0; k < b.rank; ++k) {
-        const std::int64_t d = r % b.axis[k].extent;
-        r /= b.axis[k].extent;
-        in_off += d * b.axis[k].in_stride;
-        out_off += d * b.axis[k].out_stride;
-      }
-      for (std::int64_t u = 0; u < b.unit_bytes; ++u) {
-        if (written[static_cast<std::size_t>(out_off + u)]++) return false;
-        out[out_off + u] = in[in_off + u];
-      }
-    }
-  }
-  return true;
-}
 
 void expect_box_matches_reference(const problem& p, std::int64_t min_volume) {
   SCOPED_TRACE(::testing::Message() << "problem: " << p);
@@ -63,7 +33,9 @@ void expect_box_matches_reference(const problem& p, std::int64_t min_volume) {
   const auto in = xpose::test::random_bytes(bytes, xpose::test::test_seed(20261124) ^ bytes);
   std::vector<unsigned char> expected(bytes, 0xA5), got(bytes, 0xA5);
   xpose::test::reference_permute(p, in.data(), expected.data());
-  ASSERT_TRUE(simulate_box(b, in.data(), got.data(), bytes)) << "an output byte is written twice";
+  ASSERT_EQ(xpose::test::simulate_box(b, in.data(), static_cast<std::int64_t>(bytes), got.data(),
+                                      static_cast<std::int64_t>(bytes)),
+            "");
   EXPECT_EQ(got, expected);
 }
 
@@ -120,7 +92,9 @@ TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
     const auto in = xpose::test::random_bytes(bytes, seed ^ bytes);
     std::vector<unsigned char> expected(bytes, 0xA5), got(bytes, 0xA5);
     xpose::test::reference_permute(p, in.data(), expected.data());
-    ASSERT_TRUE(simulate_box(b, in.data(), got.data(), bytes));
+    ASSERT_EQ(xpose::test::simulate_box(b, in.data(), static_cast<std::int64_t>(bytes), got.data(),
+                                        static_cast<std::int64_t>(bytes)),
+              "");
     ASSERT_EQ(got, expected);
   }
   EXPECT_GT(boxed, 20) << "too few random problems took a box to test it";
