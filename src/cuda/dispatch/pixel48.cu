@@ -18,12 +18,7 @@ status launch(transpose2d_params p, cudaStream_t stream) {
   p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
   p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
-  if constexpr (S::smem_bytes > 48 * 1024) {
-    if (cudaError_t e = cudaFuncSetAttribute(transpose2d_pixel48_kernel<UnitBytes>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, S::smem_bytes);
-        e != cudaSuccess)
-      return cuda_failure(e, "transpose2d_pixel48 shared-memory opt-in");
-  }
+  static_assert(S::smem_bytes <= 48 * 1024, "above 48 KiB the launch would need the shared-memory opt-in");
   const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
   transpose2d_pixel48_kernel<UnitBytes><<<grid, S::threads, S::smem_bytes, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pixel48 launch");
