@@ -11,6 +11,9 @@
 
 namespace xpose::detail {
 
+/// 128-bit unsigned (a GCC/Clang/nvcc extension; `__extension__` keeps -Wpedantic quiet for host code).
+__extension__ typedef unsigned __int128 uint128_t;
+
 /// Division of 64-bit unsigned values by a divisor fixed at plan time, with a multiply-high and shifts
 /// instead of the ~70-instruction 64-bit divide (Granlund & Montgomery 1994, fig. 4.1):
 ///   l = ceil(log2 d), m = floor(2^64 (2^l - d) / d) + 1, sh1 = min(l, 1), sh2 = max(l - 1, 0)
@@ -26,7 +29,7 @@ struct fast_divmod {
   explicit fast_divmod(std::uint64_t d) : divisor(d) {
     unsigned l = 0;
     while (l < 64 && (std::uint64_t{1} << l) < d) ++l;
-    const unsigned __int128 two_l = static_cast<unsigned __int128>(1) << l;
+    const uint128_t two_l = static_cast<uint128_t>(1) << l;
     multiplier = static_cast<std::uint64_t>(((two_l - d) << 64) / d + 1);
     shift1 = l < 1 ? l : 1;
     shift2 = l > 1 ? l - 1 : 0;
@@ -36,7 +39,7 @@ struct fast_divmod {
 #if defined(__CUDA_ARCH__)
     const std::uint64_t t = __umul64hi(multiplier, n);
 #else
-    const auto t = static_cast<std::uint64_t>((static_cast<unsigned __int128>(multiplier) * n) >> 64);
+    const auto t = static_cast<std::uint64_t>((static_cast<uint128_t>(multiplier) * n) >> 64);
 #endif
     return (t + ((n - t) >> shift1)) >> shift2;
   }

@@ -57,6 +57,8 @@ bool runtime_usable() {
   return usable;
 }
 
+}  // namespace
+
 status require_device_accessible(const void* p, const char* name) {
   cudaPointerAttributes a{};
   if (cudaError_t e = cudaPointerGetAttributes(&a, p); e != cudaSuccess) {
@@ -70,8 +72,6 @@ status require_device_accessible(const void* p, const char* name) {
   }
   return status::ok();
 }
-
-}  // namespace
 
 status cuda_reject_device_pointer(const void* p, const char* name) {
   if (!runtime_usable()) return status::ok();

@@ -23,6 +23,9 @@ status current_device(device_info& out);
 /// cuda_error status naming `what` and the runtime's message; clears the sticky-free error state.
 status cuda_failure(cudaError_t err, const char* what);
 
+/// invalid_argument when `p` is a host pointer unknown to CUDA (the runtime's message otherwise).
+status require_device_accessible(const void* p, const char* name);
+
 /// Lowest set bit of x (its power-of-two alignment); 0 for x == 0.
 constexpr std::uint64_t lowbit(std::uint64_t x) { return x & (~x + 1); }
 

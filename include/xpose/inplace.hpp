@@ -1,0 +1,146 @@
+// xpose — in-place transposes: a rows x cols matrix (or a batch of them) becomes cols x rows in the same memory.
+//
+//   xpose::inplace_problem p{.rows = 12000, .cols = 7000, .elem_bytes = sizeof(float)};
+//   auto plan = xpose::make_inplace_plan(p);            // validates, chooses the algorithm; pure host code
+//   if (!plan) { std::cerr << plan.error() << '\n'; return; }
+//   void* d_ws = nullptr;
+//   cudaMalloc(&d_ws, plan->workspace_bytes());          // may be 0; reuse it for any number of executions
+//   xpose::status s = plan->execute(d_data, d_ws, plan->workspace_bytes(), stream);  // stream-ordered
+//   xpose::status h = plan->execute_host(data);                                       // CPU, all threads
+//
+// Row-major, like everything in xpose (problem.hpp): element (r, c) of matrix b starts at byte
+// `(b * batch_stride + r * ld + c) * elem_bytes`; afterwards element (c, r) of the transposed matrix starts at
+// `(b * batch_stride + c * ld' + r) * elem_bytes` with ld' = ld for square matrices and ld' = rows otherwise.
+//
+// ## Algorithms (the plan chooses; `operator<<` says which)
+// * `none`    — a 1 x n or n x 1 matrix (or an empty one) is its own transpose in memory: nothing runs.
+// * `square`  — rows == cols: one pass that swaps each tile pair across the diagonal (any `ld` >= cols).
+//              No workspace.
+// * `shuffle` — rows != cols (packed: ld == cols): the decomposition of Catanzaro, Keller and Garland,
+//              "A decomposition for in-place matrix transposition" (PPoPP 2014), into at most three
+//              passes that each permute within rows or within columns of the m x n buffer: a column
+//              rotation (only when gcd(rows, cols) > 1), a row shuffle and a column shuffle. The plan takes
+//              the direction whose columns are the shorter side, stages each row or column strip in shared
+//              memory when it fits, and otherwise in the workspace.
+//
+// ## Workspace bound (GPU)
+// `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip
+// needs when it does not fit in 48 KiB of shared memory (the least every CUDA GPU offers; GPUs with more use
+// their shared memory and leave the workspace unused), and never more than
+//   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
+// — O(max(rows, cols)), never O(rows x cols). The caller allocates it (`execute` never allocates); its content
+// on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
+// buffers of the same order.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+#include "xpose/plan.hpp"
+#include "xpose/status.hpp"
+
+namespace xpose {
+
+/// One in-place transpose: `batch` matrices of `rows x cols` elements of `elem_bytes` bytes.
+struct inplace_problem {
+  std::int64_t rows = 0;
+  std::int64_t cols = 0;
+  std::int64_t elem_bytes = 0;    ///< any size >= 1
+  std::int64_t batch = 1;         ///< number of matrices (>= 0)
+  std::int64_t ld = 0;            ///< elements between rows; 0 = cols. Pitched (ld > cols) needs rows == cols
+  std::int64_t batch_stride = 0;  ///< elements between matrices; 0 = rows * ld
+};
+
+std::ostream& operator<<(std::ostream& os, const inplace_problem& p);
+
+enum class inplace_algorithm {
+  none,     ///< nothing to move (a vector, or an empty problem)
+  square,   ///< tile pairs swapped across the diagonal
+  shuffle,  ///< rotate / row-shuffle / column-shuffle decomposition (rectangular)
+};
+
+constexpr const char* to_string(inplace_algorithm a) noexcept {
+  switch (a) {
+    case inplace_algorithm::none: return "none";
+    case inplace_algorithm::square: return "square";
+    case inplace_algorithm::shuffle: return "shuffle";
+  }
+  return "unknown";
+}
+
+/// What the executors run (pure data; printed by `operator<<`). For `shuffle` the buffer of each matrix is
+/// viewed as an m x n row-major grid: direction r2c has m = rows, n = cols (columns are the input's rows
+/// count); direction c2r has m = cols, n = rows. c = gcd(m, n), a = m / c, b = n / c.
+struct inplace_geometry {
+  inplace_algorithm algo = inplace_algorithm::none;
+  std::int64_t elem_bytes = 0;
+  std::int64_t rows = 0, cols = 0, batch = 0, ld = 0, batch_stride = 0;  // explicit (no zeros)
+  // shuffle only:
+  bool c2r = false;                ///< direction: false = r2c (m = rows), true = c2r (m = cols)
+  std::int64_t m = 0, n = 0;       ///< the grid: m rows (column length) of n elements (row length)
+  std::int64_t c = 1, a = 0, b = 0;
+  std::int64_t a_inv_mod_b = 0;    ///< a^-1 mod b (0 when b == 1): inverts the row shuffle
+  std::int64_t workspace_bytes = 0;
+};
+
+class inplace_plan;
+
+/// Validates `p` and chooses the algorithm. Pure host code. Errors: `invalid_argument` naming the field
+/// (rows, cols, elem_bytes, batch, ld, batch_stride), including overflow of the byte span in 64 bits.
+result<inplace_plan> make_inplace_plan(const inplace_problem& p);
+
+class inplace_plan {
+ public:
+  inplace_plan(inplace_plan&&) noexcept = default;
+  inplace_plan& operator=(inplace_plan&&) noexcept = default;
+  inplace_plan(const inplace_plan&) = delete;
+  inplace_plan& operator=(const inplace_plan&) = delete;
+
+  const inplace_problem& source() const noexcept { return problem_; }
+  const inplace_geometry& geometry() const noexcept { return geometry_; }
+  inplace_algorithm algo() const noexcept { return geometry_.algo; }
+
+  /// Device workspace `execute` needs (bound in the header comment); 0 = pass nullptr.
+  std::int64_t workspace_bytes() const noexcept { return geometry_.workspace_bytes; }
+  /// Bytes of matrix data (elements x elem_bytes); effective bandwidth counts 2 x this.
+  std::int64_t payload_bytes() const noexcept { return payload_bytes_; }
+  /// Bytes from the base pointer to the end of the last matrix.
+  std::int64_t span_bytes() const noexcept { return span_bytes_; }
+
+  /// Transposes on the current CUDA device, ordered on `stream`. Never allocates, never synchronizes.
+  /// Errors: `invalid_argument` (null or host `d_data`; a workspace that is null, smaller than
+  /// workspace_bytes() or overlaps the data), `unsupported` (built without CUDA), `cuda_error`.
+  status execute(void* d_data, void* d_workspace = nullptr, std::int64_t workspace_bytes = 0,
+                 stream_t stream = nullptr) const;
+
+  /// Transposes host memory with `threads` threads (0 = all hardware threads). Synchronous; allocates
+  /// O(max(rows, cols)) bytes per thread. Errors: `invalid_argument` (null, device memory, threads < 0),
+  /// `out_of_memory`.
+  status execute_host(void* data, int threads = 0) const;
+
+  friend std::ostream& operator<<(std::ostream& os, const inplace_plan& p);
+
+ private:
+  friend result<inplace_plan> make_inplace_plan(const inplace_problem& p);
+  inplace_plan() = default;
+
+  inplace_problem problem_;
+  inplace_geometry geometry_;
+  std::int64_t payload_bytes_ = 0;
+  std::int64_t span_bytes_ = 0;
+};
+
+std::ostream& operator<<(std::ostream& os, const inplace_geometry& g);
+
+/// One-shot GPU transpose of a packed rows x cols matrix in place (plans anew each call).
+status transpose_inplace(void* d_data, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                         void* d_workspace = nullptr, std::int64_t workspace_bytes = 0, stream_t stream = nullptr);
+
+/// Device workspace transpose_inplace needs for this shape (0 for square shapes and vectors).
+result<std::int64_t> transpose_inplace_workspace_bytes(std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes);
+
+/// One-shot host transpose of a packed rows x cols matrix in place.
+status transpose_inplace_host(void* data, std::int64_t rows, std::int64_t cols, std::int64_t elem_bytes,
+                              int threads = 0);
+
+}  // namespace xpose

@@ -1,0 +1,175 @@
+// CPU executor of in-place transposes (include/xpose/inplace.hpp): `square` swaps tile pairs across the
+// diagonal; `shuffle` runs the row / column passes of plan/inplace_maps.hpp with one staging buffer a thread.
+#include "cpu/inplace_cpu.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "cpu/threads.hpp"
+#include "plan/inplace_maps.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+// A unit of a compile-time size (memcpy of a constant size compiles to one move), or of the plan's size.
+template <int Bytes>
+struct fixed_unit {
+  static void copy(unsigned char* dst, const unsigned char* src, std::int64_t) { std::memcpy(dst, src, Bytes); }
+  static void swap(unsigned char* x, unsigned char* y, std::int64_t) {
+    unsigned char t[Bytes];
+    std::memcpy(t, x, Bytes);
+    std::memcpy(x, y, Bytes);
+    std::memcpy(y, t, Bytes);
+  }
+};
+struct any_unit {
+  static void copy(unsigned char* dst, const unsigned char* src, std::int64_t u) {
+    std::memcpy(dst, src, static_cast<std::size_t>(u));
+  }
+  static void swap(unsigned char* x, unsigned char* y, std::int64_t u) {
+    for (std::int64_t k = 0; k < u; ++k) std::swap(x[k], y[k]);
+  }
+};
+
+// Tile pair index t (lower triangle incl. diagonal, row by row) -> (I, J) with J <= I.
+void triangle_coords(std::int64_t t, std::int64_t& I, std::int64_t& J) {
+  I = static_cast<std::int64_t>((std::sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) / 2.0);
+  while (I * (I + 1) / 2 > t) --I;
+  while ((I + 1) * (I + 2) / 2 <= t) ++I;
+  J = t - I * (I + 1) / 2;
+}
+
+template <class U>
+void square(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes, N = g.rows, ld = g.ld * u;
+  const std::int64_t T = u <= 2 ? 64 : 32;
+  const std::int64_t G = (N + T - 1) / T, pairs = G * (G + 1) / 2;
+  const std::int64_t tasks = g.batch * pairs;
+  const int nt = resolve_threads(threads, g.batch * N * N * u, tasks);
+  parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t t = begin; t < end; ++t) {
+      std::int64_t I = 0, J = 0;
+      triangle_coords(t % pairs, I, J);
+      unsigned char* base = data + (t / pairs) * g.batch_stride * u;
+      const std::int64_t r_end = std::min(N, (I + 1) * T), c_end = std::min(N, (J + 1) * T);
+      for (std::int64_t r = I * T; r < r_end; ++r)
+        for (std::int64_t c = J * T; c < (I == J ? r : c_end); ++c)
+          U::swap(base + r * ld + c * u, base + c * ld + r * u, u);
+    }
+  });
+}
+
+enum class pass { rot_minus, rot_plus, row_scatter, row_gather, col_gather, col_scatter };
+
+// One pass over every row (row passes) or column strip (column passes) of every matrix.
+template <class U>
+void run_pass(const inplace_geometry& g, const shuffle_maps& mp, pass op, unsigned char* data, int nt,
+              std::vector<std::vector<unsigned char>>& bufs) {
+  const std::int64_t u = g.elem_bytes, m = g.m, n = g.n, row_bytes = n * u;
+  const bool rows = op == pass::row_scatter || op == pass::row_gather;
+  const std::int64_t W = std::min<std::int64_t>(n, std::max<std::int64_t>(1, 256 / u));  // strip width
+  const std::int64_t per_matrix = rows ? m : (n + W - 1) / W;
+  const std::int64_t lines = g.batch * per_matrix;
+  // One task per staging buffer (a smaller OpenMP team runs several tasks on one thread, one after another).
+  parallel_slices(nt, nt, [&](std::int64_t part_begin, std::int64_t part_end) {
+   for (std::int64_t part = part_begin; part < part_end; ++part) {
+    std::int64_t begin = 0, end = 0;
+    slice(lines, nt, static_cast<int>(part), begin, end);
+    unsigned char* buf = bufs[static_cast<std::size_t>(part)].data();
+    for (std::int64_t l = begin; l < end; ++l) {
+      unsigned char* mat = data + (l / per_matrix) * g.batch_stride * u;
+      const std::int64_t k = l % per_matrix;
+      if (rows) {
+        unsigned char* row = mat + k * row_bytes;
+        const auto i = static_cast<std::uint64_t>(k);
+        if (op == pass::row_scatter) {
+          for (std::int64_t j = 0; j < n; ++j)
+            U::copy(buf + static_cast<std::int64_t>(mp.row_d(i, static_cast<std::uint64_t>(j))) * u, row + j * u, u);
+          std::memcpy(row, buf, static_cast<std::size_t>(row_bytes));
+        } else {
+          std::memcpy(buf, row, static_cast<std::size_t>(row_bytes));
+          for (std::int64_t j = 0; j < n; ++j)
+            U::copy(row + j * u, buf + static_cast<std::int64_t>(mp.row_d(i, static_cast<std::uint64_t>(j))) * u, u);
+        }
+        continue;
+      }
+      const std::int64_t j0 = k * W, w_n = std::min(W, n - j0), seg = w_n * u;
+      unsigned char* strip = mat + j0 * u;
+      auto at = [&](std::int64_t i, std::int64_t w) { return buf + (i * W + w) * u; };
+      if (op == pass::col_scatter) {
+        for (std::int64_t i = 0; i < m; ++i)
+          for (std::int64_t w = 0; w < w_n; ++w)
+            U::copy(at(static_cast<std::int64_t>(mp.col_s(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j0 + w))), w),
+                    strip + i * row_bytes + w * u, u);
+        for (std::int64_t i = 0; i < m; ++i) std::memcpy(strip + i * row_bytes, at(i, 0), static_cast<std::size_t>(seg));
+        continue;
+      }
+      for (std::int64_t i = 0; i < m; ++i) std::memcpy(at(i, 0), strip + i * row_bytes, static_cast<std::size_t>(seg));
+      for (std::int64_t i = 0; i < m; ++i)
+        for (std::int64_t w = 0; w < w_n; ++w) {
+          const auto ii = static_cast<std::uint64_t>(i), jj = static_cast<std::uint64_t>(j0 + w);
+          const std::uint64_t src = op == pass::rot_minus  ? mp.rot_minus(ii, jj)
+                                    : op == pass::rot_plus ? mp.rot_plus(ii, jj)
+                                                           : mp.col_s(ii, jj);
+          U::copy(strip + i * row_bytes + w * u, at(static_cast<std::int64_t>(src), w), u);
+        }
+    }
+   }
+  });
+}
+
+template <class U>
+status shuffle(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes;
+  const std::int64_t W = std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / u));
+  const std::int64_t buf_bytes = std::max(g.n, g.m * W) * u;
+  const int nt = resolve_threads(threads, g.batch * g.m * g.n * u, g.batch * g.m);
+  std::vector<std::vector<unsigned char>> bufs;
+  try {
+    bufs.assign(static_cast<std::size_t>(nt), std::vector<unsigned char>(static_cast<std::size_t>(buf_bytes)));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(nt) +
+                                                  " staging buffers of " + std::to_string(buf_bytes) + " bytes");
+  }
+  const shuffle_maps mp(g.m, g.n, g.c, g.b, g.a_inv_mod_b);
+  if (!g.c2r) {
+    if (g.c > 1) run_pass<U>(g, mp, pass::rot_minus, data, nt, bufs);
+    run_pass<U>(g, mp, pass::row_scatter, data, nt, bufs);
+    run_pass<U>(g, mp, pass::col_gather, data, nt, bufs);
+  } else {
+    run_pass<U>(g, mp, pass::col_scatter, data, nt, bufs);
+    run_pass<U>(g, mp, pass::row_gather, data, nt, bufs);
+    if (g.c > 1) run_pass<U>(g, mp, pass::rot_plus, data, nt, bufs);
+  }
+  return status::ok();
+}
+
+template <class U>
+status run(const inplace_geometry& g, unsigned char* data, int threads) {
+  if (g.algo == inplace_algorithm::square) {
+    square<U>(g, data, threads);
+    return status::ok();
+  }
+  return shuffle<U>(g, data, threads);
+}
+
+}  // namespace
+
+status cpu_execute_inplace(const inplace_geometry& g, void* data, int threads) {
+  if (g.algo == inplace_algorithm::none) return status::ok();
+  auto* d = static_cast<unsigned char*>(data);
+  switch (g.elem_bytes) {
+    case 1: return run<fixed_unit<1>>(g, d, threads);
+    case 2: return run<fixed_unit<2>>(g, d, threads);
+    case 4: return run<fixed_unit<4>>(g, d, threads);
+    case 8: return run<fixed_unit<8>>(g, d, threads);
+    case 16: return run<fixed_unit<16>>(g, d, threads);
+    default: return run<any_unit>(g, d, threads);
+  }
+}
+
+}  // namespace xpose::detail

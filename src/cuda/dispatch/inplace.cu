@@ -1,0 +1,249 @@
+// In-place family dispatch: pointer checks, the word size, and the passes of `square` and `shuffle`
+// (kernels/inplace.cuh, tuning/inplace.hpp).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "cuda/dispatch/dispatch.hpp"
+#include "cuda/dispatch/launch.hpp"
+#include "cuda/kernels/inplace.cuh"
+#include "plan/inplace.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+// Largest power of two <= 16 dividing every value.
+std::int64_t common_word(std::initializer_list<std::uint64_t> values) {
+  std::uint64_t w = 16;
+  for (std::uint64_t v : values)
+    if (v != 0) w = std::min<std::uint64_t>(w, lowbit(v));
+  return static_cast<std::int64_t>(w);
+}
+
+// Shared memory a block may opt in to on this device (cached per device).
+status smem_optin(const device_info& dev, std::int64_t& bytes) {
+  static std::mutex mutex;
+  static int cache[64] = {};
+  std::lock_guard<std::mutex> lock(mutex);
+  if (dev.ordinal < 64 && cache[dev.ordinal] > 0) {
+    bytes = cache[dev.ordinal];
+    return status::ok();
+  }
+  int v = 0;
+  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal); e != cudaSuccess)
+    return cuda_failure(e, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+  if (dev.ordinal < 64) cache[dev.ordinal] = v;
+  bytes = v;
+  return status::ok();
+}
+
+template <class Kernel>
+status launch(Kernel kernel, std::int64_t blocks, int threads, std::int64_t smem, cudaStream_t stream,
+              const shuffle_params& p, const char* what) {
+  if (smem > 48 * 1024) {
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        e != cudaSuccess)
+      return cuda_failure(e, what);
+  }
+  kernel<<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, what);
+  return status::ok();
+}
+
+// ---- square ----------------------------------------------------------------------------------------------
+
+template <int U>
+status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_shape<U>;
+  const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64);
+  inplace_square_vec16_kernel<U><<<static_cast<unsigned>(blocks), S::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_vec16 launch");
+  return status::ok();
+}
+
+template <class Word>
+status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
+  auto kernel = inplace_square_words_kernel<Word>;
+  if (smem > 48 * 1024) {
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+        e != cudaSuccess)
+      return cuda_failure(e, "inplace square_words smem");
+  }
+  const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
+  kernel<<<static_cast<unsigned>(blocks), square_words_threads, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_words launch");
+  return status::ok();
+}
+
+status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t U = g.elem_bytes;
+  inplace_square_params p{};
+  p.data = static_cast<unsigned char*>(data);
+  p.n = g.rows;
+  p.ld = g.ld * U;
+  p.batch_stride = g.batch_stride * U;
+  const std::uint64_t bs = static_cast<std::uint64_t>(g.batch > 1 ? p.batch_stride : 0);
+  const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
+                                         static_cast<std::uint64_t>(p.ld), bs});
+  const bool rows_aligned16 =
+      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs}) == 16;
+  auto set_tiles = [&](std::int64_t T) {
+    p.tile = static_cast<int>(T);
+    p.tiles = (g.rows + T - 1) / T;
+    p.pairs = fast_divmod(static_cast<std::uint64_t>(p.tiles * (p.tiles + 1) / 2));
+    p.tasks = g.batch * p.tiles * (p.tiles + 1) / 2;
+  };
+  if (rows_aligned16) {
+    switch (U) {
+      case 1: set_tiles(square_shape<1>::tile_rows); return launch_square_vec16<1>(p, stream, dev);
+      case 2: set_tiles(square_shape<2>::tile_rows); return launch_square_vec16<2>(p, stream, dev);
+      case 4: set_tiles(square_shape<4>::tile_rows); return launch_square_vec16<4>(p, stream, dev);
+      case 8: set_tiles(square_shape<8>::tile_rows); return launch_square_vec16<8>(p, stream, dev);
+      case 16: set_tiles(square_shape<16>::tile_rows); return launch_square_vec16<16>(p, stream, dev);
+      default: break;
+    }
+  }
+  p.unit_words = static_cast<int>(U / word);
+  set_tiles(U <= 16 ? 32 : (U <= 64 ? 16 : 8));
+  switch (word) {
+    case 1: return launch_square_words<std::uint8_t>(p, stream, dev);
+    case 2: return launch_square_words<std::uint16_t>(p, stream, dev);
+    case 4: return launch_square_words<std::uint32_t>(p, stream, dev);
+    case 8: return launch_square_words<uint2>(p, stream, dev);
+    default: return launch_square_words<uint4>(p, stream, dev);
+  }
+}
+
+// ---- shuffle ---------------------------------------------------------------------------------------------
+
+template <class Word>
+status shuffle_pass_run(const inplace_geometry& g, const shuffle_staging& st, shuffle_params p, unsigned char* ws,
+                        cudaStream_t stream, const device_info& dev) {
+  const bool single = p.unit_words == 1;
+  const std::int64_t U = g.elem_bytes, row_bytes = g.n * U;
+  const bool rows = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::row_gather;
+  if (rows && st.rows_in_smem) {
+    p.lines_per_matrix = g.m;
+    p.lines = g.batch * g.m;
+    const int threads = row_bytes >= (64 << 10) ? 1024 : 512;
+    auto k = single ? inplace_shuffle_lines_kernel<Word, true, false> : inplace_shuffle_lines_kernel<Word, false, false>;
+    return launch(k, std::min<std::int64_t>(p.lines, std::int64_t{dev.sm_count} * 32), threads, row_bytes, stream, p,
+                  "inplace shuffle rows");
+  }
+  if (rows) {  // waves through the workspace
+    p.lines_per_matrix = g.m;
+    p.lines = g.batch * g.m;
+    const std::int64_t K = p.unit_words;
+    p.row_words_div = fast_divmod(static_cast<std::uint64_t>(g.n * K));
+    p.unit_div = fast_divmod(static_cast<std::uint64_t>(K));
+    const bool inverse = p.op == shuffle_pass::row_scatter;
+    auto k = single ? (inverse ? inplace_shuffle_rows_gather_kernel<Word, true, true>
+                               : inplace_shuffle_rows_gather_kernel<Word, true, false>)
+                    : (inverse ? inplace_shuffle_rows_gather_kernel<Word, false, true>
+                               : inplace_shuffle_rows_gather_kernel<Word, false, false>);
+    for (std::int64_t l0 = 0; l0 < p.lines; l0 += st.wave_rows) {
+      const std::int64_t count = std::min(st.wave_rows, p.lines - l0);
+      // Copy the wave: rows of one matrix are contiguous; matrices may have gaps between them.
+      for (std::int64_t l = l0; l < l0 + count;) {
+        const std::int64_t b = l / g.m, i = l % g.m, run = std::min(g.m - i, l0 + count - l);
+        const unsigned char* src = p.data + b * p.batch_stride + i * row_bytes;
+        if (cudaError_t e = cudaMemcpyAsync(ws + (l - l0) * row_bytes, src, static_cast<std::size_t>(run * row_bytes),
+                                            cudaMemcpyDeviceToDevice, stream);
+            e != cudaSuccess)
+          return cuda_failure(e, "inplace shuffle: wave copy");
+        l += run;
+      }
+      p.wave = ws;
+      p.wave_first = l0;
+      p.wave_words = count * g.n * K;
+      const std::int64_t blocks = std::min<std::int64_t>((p.wave_words + 255) / 256, std::int64_t{dev.sm_count} * 16);
+      if (status s = launch(k, blocks, 256, 0, stream, p, "inplace shuffle row waves"); !s) return s;
+    }
+    return status::ok();
+  }
+  // Column strips.
+  p.strip = static_cast<int>(st.strip);
+  p.strip_shift = 0;
+  while ((1 << p.strip_shift) < p.strip) ++p.strip_shift;
+  p.lines_per_matrix = (g.n + st.strip - 1) / st.strip;
+  p.lines = g.batch * p.lines_per_matrix;
+  const std::int64_t stage_bytes = g.m * st.strip * U;
+  if (st.strips_in_smem) {
+    const int threads = stage_bytes >= (64 << 10) ? 1024 : 512;
+    auto k = single ? inplace_shuffle_lines_kernel<Word, true, false> : inplace_shuffle_lines_kernel<Word, false, false>;
+    return launch(k, std::min<std::int64_t>(p.lines, std::int64_t{dev.sm_count} * 32), threads, stage_bytes, stream, p,
+                  "inplace shuffle columns");
+  }
+  p.slots = ws;
+  p.slot_bytes = stage_bytes;
+  auto k = single ? inplace_shuffle_lines_kernel<Word, true, true> : inplace_shuffle_lines_kernel<Word, false, true>;
+  return launch(k, std::min(p.lines, st.strip_slots), 1024, 0, stream, p, "inplace shuffle columns (workspace)");
+}
+
+template <class Word>
+status run_shuffle_words(const inplace_geometry& g, const shuffle_staging& st, void* data, unsigned char* ws,
+                         cudaStream_t stream, const device_info& dev) {
+  shuffle_params p{};
+  p.data = static_cast<unsigned char*>(data);
+  p.batch_stride = g.batch_stride * g.elem_bytes;
+  p.maps = shuffle_maps(g.m, g.n, g.c, g.b, g.a_inv_mod_b);
+  p.unit_words = static_cast<int>(g.elem_bytes / static_cast<std::int64_t>(sizeof(Word)));
+  const shuffle_pass r2c[] = {shuffle_pass::rot_minus, shuffle_pass::row_scatter, shuffle_pass::col_gather};
+  const shuffle_pass c2r[] = {shuffle_pass::col_scatter, shuffle_pass::row_gather, shuffle_pass::rot_plus};
+  for (shuffle_pass op : g.c2r ? c2r : r2c) {
+    if ((op == shuffle_pass::rot_minus || op == shuffle_pass::rot_plus) && g.c == 1) continue;
+    p.op = op;
+    if (status s = shuffle_pass_run<Word>(g, st, p, ws, stream, dev); !s) return s;
+  }
+  return status::ok();
+}
+
+status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream, const device_info& dev) {
+  std::int64_t optin = 0;
+  if (status s = smem_optin(dev, optin); !s) return s;
+  // A little below the opt-in maximum: the kernels have no static shared memory, but leave room for two
+  // resident blocks of ~half size where lines are shorter.
+  const shuffle_staging st = shuffle_staging_for(g, std::max<std::int64_t>(inplace_tuning::portable_smem_bytes, optin));
+  if (st.workspace_bytes > g.workspace_bytes)
+    return status(status_code::internal, "inplace: staging needs more workspace than the plan sized");
+  if (!st.strips_in_smem && g.m * st.strip * g.elem_bytes >= (std::int64_t{1} << 31))
+    return status(status_code::unsupported, "inplace: a column strip of " + std::to_string(g.m) +
+                                                " units exceeds 2 GiB of staging");
+  unsigned char* ws = nullptr;
+  if (workspace != nullptr) {  // rounded up to 256 bytes (workspace_slack)
+    const auto w = reinterpret_cast<std::uintptr_t>(workspace);
+    ws = static_cast<unsigned char*>(workspace) + ((256 - w % 256) % 256);
+  }
+  const std::int64_t word = common_word({static_cast<std::uint64_t>(g.elem_bytes), reinterpret_cast<std::uint64_t>(data),
+                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * g.elem_bytes : 0)});
+  switch (word) {
+    case 1: return run_shuffle_words<std::uint8_t>(g, st, data, ws, stream, dev);
+    case 2: return run_shuffle_words<std::uint16_t>(g, st, data, ws, stream, dev);
+    case 4: return run_shuffle_words<std::uint32_t>(g, st, data, ws, stream, dev);
+    case 8: return run_shuffle_words<uint2>(g, st, data, ws, stream, dev);
+    default: return run_shuffle_words<uint4>(g, st, data, ws, stream, dev);
+  }
+}
+
+}  // namespace
+
+status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_workspace, stream_t stream_handle) {
+  if (status s = require_device_accessible(d_data, "d_data"); !s) return s;
+  if (d_workspace != nullptr)
+    if (status s = require_device_accessible(d_workspace, "d_workspace"); !s) return s;
+  device_info dev;
+  if (status s = current_device(dev); !s) return s;
+  const auto stream = static_cast<cudaStream_t>(stream_handle);
+  switch (g.algo) {
+    case inplace_algorithm::none: return status::ok();
+    case inplace_algorithm::square: return run_square(g, d_data, stream, dev);
+    case inplace_algorithm::shuffle: return run_shuffle(g, d_data, d_workspace, stream, dev);
+  }
+  return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
+}
+
+}  // namespace xpose::detail

@@ -1,0 +1,326 @@
+// In-place family (include/xpose/inplace.hpp; dispatch/inplace.cu; tuning/inplace.hpp).
+//
+// * square_vec16<UnitBytes>: square matrices of 1-16-byte units, 16-byte aligned rows. One block takes the
+//   tile pair (I, J), (J, I) with J <= I: it loads both tiles into registers (transpose2d's vec16 micro-tiles),
+//   stores them transposed into two shared tiles, and only after a barrier writes each over the other's place,
+//   so no block ever overwrites data it has not read, and pairs are disjoint across blocks. Diagonal tiles are
+//   transposed onto themselves. grid: 1-D over batch x pairs (grid-stride); block: policy threads.
+// * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
+// * shuffle_lines<Word, SingleWord>: one pass of the `shuffle` algorithm (plan/inplace_maps.hpp) over lines
+//   that a block stages whole — a row of n units, or a strip of `strip` adjacent columns (m x strip units):
+//   coalesced loads into the stage (shared memory, or the block's own workspace slot), a barrier, coalesced
+//   stores back, the permutation applied on the stage side (scatter on the way in, or gather on the way out).
+//   grid: 1-D over lines (grid-stride); block: 256-1024 threads.
+// * shuffle_rows_gather<Word, SingleWord>: the row pass for rows too long for a block, or too few: the
+//   dispatcher copies a wave of rows to the workspace, then every block gathers row words back from it.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/index_math.hpp"
+#include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/inplace.hpp"
+#include "plan/inplace_maps.hpp"
+
+namespace xpose::detail {
+
+struct inplace_square_params {
+  unsigned char* data;
+  std::int64_t n;             // matrix side (units)
+  std::int64_t ld;            // bytes between rows
+  std::int64_t batch_stride;  // bytes between matrices
+  std::int64_t tiles;         // tiles a side
+  fast_divmod pairs;          // tile pairs a matrix: tiles (tiles + 1) / 2
+  std::int64_t tasks;         // batch x pairs
+  int unit_words;             // words: K
+  int tile;                   // words: tile side (units)
+};
+
+/// Lower-triangle index t (row by row, diagonal included) -> (I, J), J <= I.
+__device__ __forceinline__ void triangle_pair(std::uint64_t t, std::int64_t& I, std::int64_t& J) {
+  auto i = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) * 0.5);
+  const auto tt = static_cast<std::int64_t>(t);
+  while (i * (i + 1) / 2 > tt) --i;
+  while ((i + 1) * (i + 2) / 2 <= tt) ++i;
+  I = i;
+  J = tt - i * (i + 1) / 2;
+}
+
+/// vec16 micro-tile loads of one tile (rows_left x cols_left valid units from `src`, `ld` bytes a row).
+template <int UnitBytes, class S>
+__device__ __forceinline__ void load_tile_vec16(const unsigned char* src, std::int64_t ld, std::int64_t rows_left,
+                                                std::int64_t cols_left, std::uint32_t (&v)[S::P][S::V][4]) {
+  constexpr int V = S::V, MC = S::MC;
+  const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;
+#pragma unroll
+  for (int m = 0; m < S::P; ++m) {
+    const int micro = threadIdx.x + m * S::threads;
+    const int mi = micro / MC, mj = micro % MC;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const int row = mi * V + i;
+      const unsigned char* p = src + row * ld + mj * 16;
+      v[m][i][0] = v[m][i][1] = v[m][i][2] = v[m][i][3] = 0;
+      const std::int64_t n = cols_left - mj * V;
+      if (full || (row < rows_left && n >= V)) {
+        const uint4 x = __ldcg(reinterpret_cast<const uint4*>(p));  // not __ldg: this kernel writes the data
+        v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+      } else if (row < rows_left && n > 0) {
+        load_units<UnitBytes>(p, static_cast<int>(n), v[m][i]);
+      }
+    }
+  }
+}
+
+/// Writes a shared tile (output orientation, swizzled) to `dst`: output row c < cols_left of the source tile,
+/// units r < rows_left.
+template <int UnitBytes, class S>
+__device__ __forceinline__ void store_tile_vec16(const uint4* tile, unsigned char* dst, std::int64_t ld,
+                                                 std::int64_t rows_left, std::int64_t cols_left) {
+  constexpr int V = S::V, MR = S::MR;
+  const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;
+#pragma unroll
+  for (int j = 0; j < V * S::P; ++j) {
+    const int x = threadIdx.x + j * S::threads;
+    const int c = x / MR, q = x % MR;
+    const uint4 val = tile[swizzle<V, MR>(c, q)];
+    unsigned char* p = dst + c * ld + q * 16;
+    if (full) {
+      *reinterpret_cast<uint4*>(p) = val;
+    } else if (c < cols_left) {
+      const std::int64_t n = rows_left - q * V;
+      if (n >= V) {
+        *reinterpret_cast<uint4*>(p) = val;
+      } else if (n > 0) {
+        const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
+        store_units<UnitBytes>(p, static_cast<int>(n), w);
+      }
+    }
+  }
+}
+
+template <int UnitBytes>
+using square_shape = vec16_shape<UnitBytes, inplace_square_policy<UnitBytes>>;
+
+template <int UnitBytes>
+__global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
+    inplace_square_vec16_kernel(const inplace_square_params p) {
+  using S = square_shape<UnitBytes>;
+  static_assert(S::tile_rows == S::tile_cols, "square tiles");
+  constexpr int T = S::tile_rows;
+  __shared__ uint4 tiles[2][T * S::MR];
+  for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
+    std::uint64_t pr = 0;
+    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
+    std::int64_t I = 0, J = 0;
+    triangle_pair(pr, I, J);
+    unsigned char* base = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
+    unsigned char* a_ptr = base + I * T * p.ld + J * T * UnitBytes;  // tile A: rows I T.., cols J T..
+    unsigned char* b_ptr = base + J * T * p.ld + I * T * UnitBytes;  // tile B: its mirror
+    const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;   // B has them swapped
+    std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
+    load_tile_vec16<UnitBytes, S>(a_ptr, p.ld, a_rows, a_cols, va);
+    if (I != J) load_tile_vec16<UnitBytes, S>(b_ptr, p.ld, a_cols, a_rows, vb);
+    __syncthreads();  // every load of this pair is done (and the previous pair's shared reads)
+    store_micro_tiles<UnitBytes, S>(va, tiles[0]);
+    if (I != J) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
+    __syncthreads();
+    store_tile_vec16<UnitBytes, S>(tiles[0], b_ptr, p.ld, a_rows, a_cols);  // A^T over B
+    if (I != J) store_tile_vec16<UnitBytes, S>(tiles[1], a_ptr, p.ld, a_cols, a_rows);
+  }
+}
+
+inline constexpr int square_words_threads = 256;
+
+/// Dynamic shared memory: two tiles of `tile` rows x (tile K + 1) words.
+template <class Word>
+__global__ void __launch_bounds__(square_words_threads) inplace_square_words_kernel(const inplace_square_params p) {
+  extern __shared__ unsigned char smem_raw[];
+  Word* stage = reinterpret_cast<Word*>(smem_raw);
+  const int T = p.tile, K = p.unit_words, TK = T * K, pitch = TK + 1;
+  for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
+    std::uint64_t pr = 0;
+    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
+    std::int64_t I = 0, J = 0;
+    triangle_pair(pr, I, J);
+    unsigned char* base = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
+    const std::int64_t U = static_cast<std::int64_t>(K) * sizeof(Word);
+    unsigned char* ptr[2] = {base + I * T * p.ld + J * T * U, base + J * T * p.ld + I * T * U};
+    const std::int64_t rows_left[2] = {p.n - I * T, p.n - J * T};
+    const int count = I != J ? 2 : 1;
+    __syncthreads();  // the previous pair's shared reads are done
+    for (int s = 0; s < count; ++s) {
+      const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
+      for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
+        const int r = x / TK, rem = x - r * TK;
+        if (r < rl && rem < cl * K)
+          stage[s * T * pitch + r * pitch + rem] = reinterpret_cast<const Word*>(ptr[s] + r * p.ld)[rem];
+      }
+    }
+    __syncthreads();
+    for (int s = 0; s < count; ++s) {
+      // tile s (rl x cl units) goes transposed to the other tile's place (cl x rl).
+      const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
+      unsigned char* dst = ptr[count == 2 ? 1 - s : 0];
+      for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
+        const int c = x / TK, rem = x - c * TK, r = rem / K, k = rem - r * K;
+        if (c < cl && r < rl) reinterpret_cast<Word*>(dst + c * p.ld)[rem] = stage[s * T * pitch + r * pitch + c * K + k];
+      }
+    }
+  }
+}
+
+/// The passes of `shuffle` (plan/inplace_maps.hpp).
+enum class shuffle_pass : int { rot_minus, rot_plus, row_scatter, row_gather, col_gather, col_scatter };
+
+struct shuffle_params {
+  unsigned char* data;
+  std::int64_t batch_stride;  // bytes between matrices
+  shuffle_maps maps;
+  shuffle_pass op;
+  int unit_words;             // K
+  std::int64_t lines_per_matrix;
+  std::int64_t lines;         // batch x lines_per_matrix
+  int strip;                  // column passes: units per strip (power of two)
+  int strip_shift;            // log2(strip)
+  unsigned char* slots;       // shuffle_lines with a workspace stage: slot_bytes a block
+  std::int64_t slot_bytes;
+  // shuffle_rows_gather:
+  const unsigned char* wave;  // the wave's rows, copied
+  std::int64_t wave_first;    // first line of the wave
+  std::int64_t wave_words;    // words in the wave
+  fast_divmod row_words_div;  // by n K
+  fast_divmod unit_div;       // by K
+};
+
+template <class Word, bool SingleWord>
+__device__ __forceinline__ std::uint32_t unit_of(std::uint32_t x, int K, int& k) {
+  if constexpr (SingleWord) {
+    k = 0;
+    return x;
+  } else {
+    const std::uint32_t u = x / static_cast<std::uint32_t>(K);
+    k = static_cast<int>(x - u * static_cast<std::uint32_t>(K));
+    return u;
+  }
+}
+
+/// Stage in shared memory (dynamic) when GlobalStage is false, else in the block's workspace slot.
+template <class Word, bool SingleWord, bool GlobalStage>
+__global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuffle_params p) {
+  extern __shared__ unsigned char smem_raw[];
+  Word* stage = GlobalStage ? reinterpret_cast<Word*>(p.slots + blockIdx.x * p.slot_bytes)
+                            : reinterpret_cast<Word*>(smem_raw);
+  const int K = SingleWord ? 1 : p.unit_words;
+  const std::uint64_t m = p.maps.m, n = p.maps.n;
+  const std::int64_t row_bytes = static_cast<std::int64_t>(n) * K * sizeof(Word);
+  const bool rows = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::row_gather;
+  for (std::int64_t l = blockIdx.x; l < p.lines; l += gridDim.x) {
+    const std::int64_t b = l / p.lines_per_matrix, k_line = l - b * p.lines_per_matrix;
+    unsigned char* mat = p.data + b * p.batch_stride;
+    if (l != blockIdx.x) __syncthreads();  // the previous line's stage reads are done
+    if (rows) {
+      Word* row = reinterpret_cast<Word*>(mat + k_line * row_bytes);
+      const auto i = static_cast<std::uint64_t>(k_line);
+      const auto words = static_cast<std::uint32_t>(n * K);
+      if (p.op == shuffle_pass::row_scatter) {
+#pragma unroll 4
+        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+          int k = 0;
+          const std::uint32_t j = unit_of<Word, SingleWord>(x, K, k);
+          stage[p.maps.row_d(i, j) * K + k] = row[x];
+        }
+        __syncthreads();
+#pragma unroll 4
+        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) row[x] = stage[x];
+      } else {
+#pragma unroll 4
+        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) stage[x] = row[x];
+        __syncthreads();
+#pragma unroll 4
+        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+          int k = 0;
+          const std::uint32_t j = unit_of<Word, SingleWord>(x, K, k);
+          row[x] = stage[p.maps.row_d(i, j) * K + k];
+        }
+      }
+      continue;
+    }
+    // A strip: columns [j0, j0 + w_n) of all m rows, staged as m rows of strip * K words.
+    const std::int64_t j0 = k_line << p.strip_shift;
+    const int w_n = static_cast<int>(min(static_cast<std::int64_t>(p.strip), static_cast<std::int64_t>(n) - j0));
+    const int SK = p.strip * K;  // stage words a row
+    const auto words = static_cast<std::uint32_t>(m * SK);
+    unsigned char* strip = mat + j0 * K * sizeof(Word);
+    auto strip_word = [&](std::uint32_t i, int rem) -> Word& {
+      return reinterpret_cast<Word*>(strip + static_cast<std::int64_t>(i) * row_bytes)[rem];
+    };
+    auto coords = [&](std::uint32_t x, std::uint32_t& i, int& rem, int& w) {
+      i = SingleWord ? (x >> p.strip_shift) : x / static_cast<std::uint32_t>(SK);
+      rem = static_cast<int>(x - i * static_cast<std::uint32_t>(SK));
+      w = SingleWord ? rem : rem / K;
+    };
+    if (p.op == shuffle_pass::col_scatter) {
+#pragma unroll 4
+      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+        std::uint32_t i = 0;
+        int rem = 0, w = 0;
+        coords(x, i, rem, w);
+        if (w < w_n) stage[p.maps.col_s(i, static_cast<std::uint64_t>(j0 + w)) * SK + rem] = strip_word(i, rem);
+      }
+      __syncthreads();
+#pragma unroll 4
+      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+        std::uint32_t i = 0;
+        int rem = 0, w = 0;
+        coords(x, i, rem, w);
+        if (w < w_n) strip_word(i, rem) = stage[x];
+      }
+    } else {
+#pragma unroll 4
+      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+        std::uint32_t i = 0;
+        int rem = 0, w = 0;
+        coords(x, i, rem, w);
+        if (w < w_n) stage[x] = strip_word(i, rem);
+      }
+      __syncthreads();
+#pragma unroll 4
+      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+        std::uint32_t i = 0;
+        int rem = 0, w = 0;
+        coords(x, i, rem, w);
+        if (w >= w_n) continue;
+        const auto jj = static_cast<std::uint64_t>(j0 + w);
+        const std::uint64_t src = p.op == shuffle_pass::rot_minus  ? p.maps.rot_minus(i, jj)
+                                  : p.op == shuffle_pass::rot_plus ? p.maps.rot_plus(i, jj)
+                                                                   : p.maps.col_s(i, jj);
+        strip_word(i, rem) = stage[src * SK + rem];
+      }
+    }
+  }
+}
+
+/// Row pass over a wave of rows copied to p.wave: row word x of wave line t gathers its unit from the copy.
+/// Inverse: r2c's scatter is run as a gather through row_d_inv.
+template <class Word, bool SingleWord, bool Inverse>
+__global__ void __launch_bounds__(256) inplace_shuffle_rows_gather_kernel(const shuffle_params p) {
+  const int K = SingleWord ? 1 : p.unit_words;
+  const std::uint64_t row_words = p.maps.n * K;
+  const Word* wave = reinterpret_cast<const Word*>(p.wave);
+  for (std::int64_t x = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; x < p.wave_words;
+       x += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t xr = 0;
+    const std::uint64_t t = p.row_words_div.divmod(static_cast<std::uint64_t>(x), xr);  // line in the wave
+    const std::int64_t l = p.wave_first + static_cast<std::int64_t>(t);
+    const std::int64_t b = l / p.lines_per_matrix, i = l - b * p.lines_per_matrix;
+    std::uint64_t k = 0, j = xr;
+    if constexpr (!SingleWord) j = p.unit_div.divmod(xr, k);
+    const std::uint64_t src = Inverse ? p.maps.row_d_inv(static_cast<std::uint64_t>(i), j)
+                                      : p.maps.row_d(static_cast<std::uint64_t>(i), j);
+    Word* row = reinterpret_cast<Word*>(p.data + b * p.batch_stride) + i * row_words;
+    row[xr] = wave[t * row_words + src * K + k];
+  }
+}
+
+}  // namespace xpose::detail

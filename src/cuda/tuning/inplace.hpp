@@ -1,0 +1,68 @@
+// Tuning of the in-place family (kernels/inplace.cuh, dispatch/inplace.cu). Plain constexpr C++: the planner
+// (src/plan/inplace.cpp) sizes the workspace from the same numbers, without CUDA.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace xpose::detail::inplace_tuning {
+
+/// Shared memory the plan assumes a block can stage (the 48 KiB every CUDA GPU gives without opt-in), so a
+/// plan's workspace suffices on any device; the executor stages up to the device's opt-in maximum.
+inline constexpr std::int64_t portable_smem_bytes = std::int64_t{48} << 10;
+/// Workspace the staging modes aim for (a single longer row still gets its slot).
+inline constexpr std::int64_t workspace_budget = std::int64_t{32} << 20;
+/// Alignment slack added to the workspace: the executor rounds the caller's pointer up to 256 bytes.
+inline constexpr std::int64_t workspace_slack = 256;
+/// Column strips: widest strip, in bytes of each row's segment (a 128-byte line per row and pass).
+inline constexpr std::int64_t strip_bytes_smem = 128;
+/// Column strips staged in the workspace (too long for shared memory): narrower, so more blocks share it.
+inline constexpr std::int64_t strip_bytes_global = 64;
+/// At most this many workspace slots for column strips (one per resident block).
+inline constexpr std::int64_t max_strip_slots = 256;
+/// Rows are staged per block in shared memory only when there are at least this many of them; fewer, longer
+/// rows are moved by all blocks together through the workspace (a copy, then a gather).
+inline constexpr std::int64_t min_rows_per_block_staging = 128;
+
+/// Largest power of two <= x (x >= 1).
+constexpr std::int64_t floor_pow2(std::int64_t x) {
+  std::int64_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+/// Units per column strip staged in `capacity` bytes for columns of m units of `unit` bytes: the widest
+/// power of two with width * unit <= strip_bytes (at least 1 unit) whose m x width strip fits; 0 when one
+/// column does not fit.
+constexpr std::int64_t strip_units(std::int64_t m, std::int64_t unit, std::int64_t capacity, std::int64_t strip_bytes) {
+  if (m > capacity / unit) return 0;
+  std::int64_t w = floor_pow2(std::max<std::int64_t>(1, strip_bytes / unit));
+  while (w > 1 && m * w * unit > capacity) w /= 2;
+  return w;
+}
+
+}  // namespace xpose::detail::inplace_tuning
+
+namespace xpose::detail {
+
+/// `square` with 16-byte vectors (1-, 2-, 4-, 8-, 16-byte units, 16-byte aligned rows): a square tile of
+/// V * mr units a side (mr == mc), two tiles (the pair) in shared memory. Same micro-tiles as transpose2d's
+/// vec16 (kernels/transpose2d.cuh).
+template <int UnitBytes>
+struct inplace_square_policy {
+  static constexpr int mr = 16, mc = 16, per_thread = 1;  // 4: 64 x 64 units; 8: 32 x 32 (256 threads)
+};
+template <>
+struct inplace_square_policy<2> {  // 64 x 64 units, 64 threads (two 128 x 128 tiles would need 64 KiB)
+  static constexpr int mr = 8, mc = 8, per_thread = 1;
+};
+template <>
+struct inplace_square_policy<1> {  // 128 x 128 bytes, 64 threads (16 x 16-byte register transposes)
+  static constexpr int mr = 8, mc = 8, per_thread = 1;
+};
+template <>
+struct inplace_square_policy<16> {  // 32 x 32 units, 256 threads x 4 micro-tiles
+  static constexpr int mr = 32, mc = 32, per_thread = 4;
+};
+
+}  // namespace xpose::detail

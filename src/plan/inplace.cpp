@@ -1,0 +1,123 @@
+// In-place planner: validation, algorithm, direction and staging (see include/xpose/inplace.hpp).
+#include "plan/inplace.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <sstream>
+
+#include "cuda/tuning/inplace.hpp"
+#include "plan/planner.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+template <class... Args>
+status invalid(Args&&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return status(status_code::invalid_argument, os.str());
+}
+
+// a^-1 mod b for gcd(a, b) == 1, b > 1 (extended Euclid; |coefficients| <= b, so 64 bits suffice).
+std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
+  std::int64_t old_r = a % b, r = b, old_s = 1, s = 0;
+  while (r != 0) {
+    const std::int64_t q = old_r / r;
+    const std::int64_t tr = old_r - q * r;
+    old_r = r, r = tr;
+    const std::int64_t ts = old_s - q * s;
+    old_s = s, s = ts;
+  }
+  std::int64_t x = old_s % b;
+  return x < 0 ? x + b : x;
+}
+
+}  // namespace
+
+status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes) {
+  g = inplace_geometry{};
+  span_bytes = 0;
+  if (p.rows < 0) return invalid("rows = ", p.rows, " is negative");
+  if (p.cols < 0) return invalid("cols = ", p.cols, " is negative");
+  if (p.elem_bytes < 1) return invalid("elem_bytes = ", p.elem_bytes, " must be at least 1");
+  if (p.batch < 0) return invalid("batch = ", p.batch, " is negative");
+  if (p.ld < 0) return invalid("ld = ", p.ld, " is negative (0 means cols)");
+  if (p.batch_stride < 0) return invalid("batch_stride = ", p.batch_stride, " is negative (0 means rows * ld)");
+  const std::int64_t ld = p.ld == 0 ? p.cols : p.ld;
+  if (ld < p.cols) return invalid("ld = ", p.ld, " is smaller than cols = ", p.cols);
+  if (ld != p.cols && p.rows != p.cols && p.rows > 1 && p.cols > 1) {
+    return invalid("ld = ", p.ld, " differs from cols = ", p.cols, ", but a pitched in-place transpose needs a square ",
+                   "matrix: a ", p.rows, " x ", p.cols, " one changes its row length (pack it first)");
+  }
+  std::int64_t matrix_span = 0;  // elements from a matrix's first to one past its last element
+  if (p.rows > 0 && p.cols > 0) {
+    std::int64_t t = 0;
+    if (!checked_mul(p.rows - 1, ld, t) || !checked_add(t, p.cols, matrix_span))
+      return invalid("rows = ", p.rows, " x ld = ", ld, " overflows 64 bits");
+  }
+  const std::int64_t bstride = p.batch_stride == 0 ? (p.rows * ld) : p.batch_stride;  // rows * ld <= span + ld
+  if (p.batch > 1 && matrix_span > 0 && bstride < matrix_span) {
+    return invalid("batch_stride = ", p.batch_stride, " is smaller than one matrix's span of ", matrix_span,
+                   " elements: the matrices would overlap");
+  }
+  std::int64_t elements = 0, total = 0;
+  if (p.batch > 0 && matrix_span > 0) {
+    std::int64_t t = 0;
+    if (!checked_mul(p.batch - 1, bstride, t) || !checked_add(t, matrix_span, total) ||
+        !checked_mul(total, p.elem_bytes, span_bytes) || !checked_mul(p.rows, p.cols, t) ||
+        !checked_mul(t, p.batch, elements))
+      return invalid("batch = ", p.batch, " matrices of ", p.rows, " x ", p.cols, " x ", p.elem_bytes,
+                     " bytes overflow 64 bits");
+  }
+  g.elem_bytes = p.elem_bytes;
+  g.rows = p.rows, g.cols = p.cols, g.batch = p.batch, g.ld = ld, g.batch_stride = bstride;
+  if (elements == 0 || p.rows == 1 || p.cols == 1) {
+    g.algo = inplace_algorithm::none;
+    return status::ok();
+  }
+  if (p.rows == p.cols) {
+    g.algo = inplace_algorithm::square;
+    return status::ok();
+  }
+  g.algo = inplace_algorithm::shuffle;
+  g.c2r = p.cols < p.rows;  // the grid's columns (length m) are the shorter side
+  g.m = g.c2r ? p.cols : p.rows;
+  g.n = g.c2r ? p.rows : p.cols;
+  g.c = std::gcd(g.m, g.n);
+  g.a = g.m / g.c;
+  g.b = g.n / g.c;
+  g.a_inv_mod_b = g.b > 1 ? inverse_mod(g.a, g.b) : 0;
+  g.workspace_bytes = shuffle_staging_for(g, inplace_tuning::portable_smem_bytes).workspace_bytes;
+  return status::ok();
+}
+
+shuffle_staging shuffle_staging_for(const inplace_geometry& g, std::int64_t smem_capacity) {
+  using namespace inplace_tuning;
+  shuffle_staging s;
+  if (g.algo != inplace_algorithm::shuffle) return s;
+  const std::int64_t unit = g.elem_bytes;
+  const std::int64_t row_bytes = g.n * unit;  // fits: the matrix's span did
+  const std::int64_t lines = g.batch * g.m;
+  std::int64_t ws = 0;
+  s.rows_in_smem = row_bytes <= smem_capacity && lines >= min_rows_per_block_staging;
+  if (!s.rows_in_smem) {
+    s.wave_rows = std::clamp<std::int64_t>(workspace_budget / row_bytes, 1, lines);
+    ws = s.wave_rows * row_bytes;
+  }
+  s.strip = strip_units(g.m, unit, smem_capacity, strip_bytes_smem);
+  s.strips_in_smem = s.strip > 0;
+  if (!s.strips_in_smem) {
+    s.strip = floor_pow2(std::max<std::int64_t>(1, strip_bytes_global / unit));
+    s.strip = std::min(s.strip, floor_pow2(g.n));
+    while (s.strip > 1 && g.m * s.strip * unit > workspace_budget) s.strip /= 2;  // slot <= max(budget, m unit)
+    const std::int64_t slot = g.m * s.strip * unit;
+    const std::int64_t strips = g.batch * ((g.n + s.strip - 1) / s.strip);
+    s.strip_slots = std::clamp<std::int64_t>(workspace_budget / slot, 1, std::min(strips, max_strip_slots));
+    ws = std::max(ws, s.strip_slots * slot);
+  }
+  s.workspace_bytes = ws == 0 ? 0 : ws + workspace_slack;
+  return s;
+}
+
+}  // namespace xpose::detail
