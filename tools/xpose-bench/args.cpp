@@ -14,8 +14,9 @@ usage: xpose-bench [options]
 
   no options            the default run: on a GPU the teaching-ladder table and the production table; without
                         a GPU the CPU table
-  --suite NAME          default | ladder | production | 2d | cpu | a suite file (NAME or
-                        benchmarks/suites/NAME.txt); 2d = issue 3's 2-D table with every peer
+  --suite NAME          default | ladder | production | 2d | cpu | inplace | a suite file (NAME or
+                        benchmarks/suites/NAME.txt); 2d = issue 3's 2-D table with every peer;
+                        inplace = in-place transposes (benchmarks/suites/inplace.txt)
   --shape 8192,8192     one case instead of a suite (',' or 'x' separated)
   --axes 1,0            output axis i takes input axis axes[i] (NumPy; default: reversed)
   --elem-bytes 4        element size in bytes (any size >= 1; default 4)
@@ -29,6 +30,8 @@ usage: xpose-bench [options]
   --csv FILE            also write the rows as CSV ('-' = stdout)
   --json FILE           also write the rows as JSON ('-' = stdout)
   --no-blocking-kernel  CUDA: launch samples without first parking the stream on a spinning kernel
+  --inplace             the --shape rows,cols case (or the suite's 2-D cases) transposed in place, beside the
+                        out-of-place transpose; `--suite inplace` implies it
   --list                print the cases of the suite (or the --shape case) and exit without running
   -h, --help            this text
 
@@ -92,6 +95,8 @@ std::string parse_args(int argc, char** argv, options& o) {
       o.help = true;
     } else if (flag == "--no-blocking-kernel") {
       o.blocking_kernel = false;
+    } else if (flag == "--inplace") {
+      o.inplace = true;
     } else if (flag == "--list") {
       o.list = true;
     } else if (flag == "--shape") {

@@ -20,6 +20,7 @@ struct options {
   std::string csv_path;       ///< "" = none, "-" = stdout
   std::string json_path;
   bool blocking_kernel = true;  ///< CUDA: queue each sample's launches behind a spinning kernel
+  bool inplace = false;         ///< the cases are in-place transposes (--inplace; --suite inplace implies it)
   bool list = false;            ///< print the cases (and the peers built in) instead of running them
   bool help = false;
 };

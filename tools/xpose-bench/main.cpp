@@ -9,6 +9,7 @@
 #include "args.hpp"
 #include "cpu_bench.hpp"
 #include "report.hpp"
+#include "inplace_bench.hpp"
 #include "suites.hpp"
 #include "xpose/version.hpp"
 
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
             << "; every output verified" << std::endl;
 
   // ---- run ----
+  if (o.inplace || o.suite == "inplace") return run_inplace(cases, o, info, use_cuda);
   std::vector<row> rows;
   std::string fatal;
 #if XPOSE_BENCH_HAS_CUDA

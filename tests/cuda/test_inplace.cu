@@ -1,0 +1,180 @@
+// In-place transposes on the GPU: every shape up to 64 x every element size, batches, pitched squares and
+// gaps (the whole allocation is checked: nothing outside the matrices changes), misaligned bases, a poisoned
+// workspace, errors naming the argument, streams and graphs, and more than 2^31 elements.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "common/inplace_oracle.cuh"
+#include "common/test_seed.hpp"
+#include "xpose/inplace.hpp"
+
+namespace {
+
+using namespace xpose;
+
+#define CUDA_OK(expr)                                                      \
+  do {                                                                     \
+    const cudaError_t e_ = (expr);                                         \
+    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_); \
+  } while (0)
+
+struct device_buffer {
+  void* ptr = nullptr;
+  explicit device_buffer(std::size_t bytes) {
+    if (cudaMalloc(&ptr, bytes == 0 ? 1 : bytes) != cudaSuccess) ptr = nullptr;
+  }
+  ~device_buffer() { cudaFree(ptr); }
+  device_buffer(const device_buffer&) = delete;
+  device_buffer& operator=(const device_buffer&) = delete;
+  unsigned char* bytes() const { return static_cast<unsigned char*>(ptr); }
+};
+
+// Transposes `p` in a pattern-filled allocation (data at byte `shift`, 64 guard bytes after), with a
+// poisoned workspace, and checks every byte of the allocation.
+void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr) {
+  SCOPED_TRACE(::testing::Message() << p << ", shift " << shift);
+  auto plan = make_inplace_plan(p);
+  ASSERT_TRUE(plan) << plan.error();
+  const std::uint64_t bytes = static_cast<std::uint64_t>(shift + plan->span_bytes() + 64);
+  device_buffer buf(bytes), ws(static_cast<std::size_t>(plan->workspace_bytes()));
+  ASSERT_NE(buf.ptr, nullptr);
+  ASSERT_NE(ws.ptr, nullptr);
+  unsigned long long* d_wrong = nullptr;
+  CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+  CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
+  if (plan->workspace_bytes() > 0) CUDA_OK(cudaMemsetAsync(ws.ptr, 0xA5, static_cast<std::size_t>(plan->workspace_bytes()), stream));
+  const status s = plan->execute(buf.bytes() + shift, ws.ptr, plan->workspace_bytes(), stream);
+  ASSERT_TRUE(s) << s;
+  unsigned long long wrong = 1;
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, plan->geometry(), shift, d_wrong, wrong, stream));
+  EXPECT_EQ(wrong, 0ull) << *plan;
+  cudaFree(d_wrong);
+}
+
+TEST(InplaceGpu, TheOracleCatchesAnUntransposedMatrix) {
+  auto plan = make_inplace_plan({64, 48, 4});
+  ASSERT_TRUE(plan);
+  const std::uint64_t bytes = 64 * 48 * 4;
+  device_buffer buf(bytes);
+  unsigned long long* d_wrong = nullptr;
+  CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+  CUDA_OK(test::inplace_fill(buf.ptr, bytes));
+  unsigned long long wrong = 0;
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, plan->geometry(), 0, d_wrong, wrong));
+  EXPECT_GT(wrong, bytes / 2);  // nothing ran: nearly every byte is out of place
+  cudaFree(d_wrong);
+}
+
+TEST(InplaceGpu, EveryShapeUpTo64AndEveryElementSize) {
+  for (std::int64_t U : {1, 2, 4, 8, 16, 3, 12})
+    for (std::int64_t r = 1; r <= 64; r += (U <= 4) ? 1 : 3)
+      for (std::int64_t c = 1; c <= 64; ++c) check({r, c, U});
+}
+
+TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
+  for (std::int64_t U : {1, 2, 4, 8, 16, 3, 6, 12, 24, 40})
+    for (std::int64_t n : {127, 128, 129, 300, 1000}) {
+      check({n, n, U});
+      check({n, n, U}, 4);  // words path
+    }
+}
+
+TEST(InplaceGpu, BatchesPitchedSquaresAndGaps) {
+  check({37, 37, 4, 3, 41, 0});
+  check({300, 300, 1, 3, 320, 300 * 320 + 16});
+  check({129, 129, 16, 2, 130, 0});
+  check({5, 9, 2, 7, 0, 0});
+  check({9, 5, 16, 4, 0, 50});
+  check({100, 300, 4, 5, 0, 0});
+  check({300, 100, 1, 5, 0, 30001});
+}
+
+TEST(InplaceGpu, RandomShapesElementSizesAndShifts) {
+  std::mt19937_64 rng(test::announced_test_seed(20261124));
+  const std::int64_t sizes[] = {1, 2, 4, 8, 16, 3, 6, 12};
+  for (int t = 0; t < 40; ++t) {
+    const std::int64_t r = 1 + static_cast<std::int64_t>(rng() % 3000), c = 1 + static_cast<std::int64_t>(rng() % 3000);
+    check({r, c, sizes[rng() % 8]}, static_cast<std::int64_t>(rng() % 3) * 4);
+  }
+}
+
+TEST(InplaceGpu, StagingModesRowsWavesWorkspaceStripsRotations) {
+  check({1048576, 3, 4});      // few long rows: waves through the workspace
+  check({3, 1048576, 4});      // r2c waves (inverse row map)
+  check({4194304, 4, 1});
+  check({1200, 700, 4});       // gcd 100: rotation pass, c2r
+  check({700, 1200, 8});       // r2c with rotation
+  check({20000, 16001, 16});   // strips of 16001 x 16 B > shared memory: workspace slots
+  check({60000, 3001, 4});
+  check({8191, 8193, 4});
+}
+
+TEST(InplaceGpu, ErrorsNameTheArgument) {
+  auto plan = make_inplace_plan({300, 200, 4});
+  ASSERT_TRUE(plan);
+  ASSERT_GT(plan->workspace_bytes(), -1);
+  device_buffer buf(300 * 200 * 4), ws(static_cast<std::size_t>(plan->workspace_bytes() + 1));
+  EXPECT_NE(plan->execute(nullptr).message().find("d_data"), std::string::npos);
+  std::vector<float> host(300 * 200);
+  EXPECT_NE(plan->execute(host.data()).message().find("d_data"), std::string::npos);
+  auto big = make_inplace_plan({1048576, 3, 4});
+  ASSERT_TRUE(big);
+  ASSERT_GT(big->workspace_bytes(), 0);
+  device_buffer data(1048576 * 3 * 4);
+  EXPECT_NE(big->execute(data.ptr, nullptr, 0).message().find("d_workspace"), std::string::npos);
+  EXPECT_NE(big->execute(data.ptr, data.ptr, big->workspace_bytes() - 1).message().find("workspace_bytes"),
+            std::string::npos);
+  EXPECT_NE(big->execute(data.ptr, data.ptr, big->workspace_bytes()).message().find("overlaps"), std::string::npos);
+  EXPECT_NE(plan->execute(buf.ptr, nullptr, -1).message().find("workspace_bytes"), std::string::npos);
+}
+
+TEST(InplaceGpu, StreamsAndCudaGraphReplays) {
+  cudaStream_t stream = nullptr;
+  CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  check({1000, 1000, 4}, 0, stream);
+  check({1500, 900, 4}, 0, stream);
+  // Captured in a graph and replayed twice: a square transposed twice is the identity.
+  auto plan = make_inplace_plan({1024, 1024, 2});
+  ASSERT_TRUE(plan);
+  const std::uint64_t bytes = 1024 * 1024 * 2;
+  device_buffer buf(bytes);
+  CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  const status s = plan->execute(buf.ptr, nullptr, 0, stream);
+  CUDA_OK(cudaStreamEndCapture(stream, &graph));
+  ASSERT_TRUE(s) << s;
+  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  unsigned long long* d_wrong = nullptr;
+  CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+  unsigned long long wrong = 1;
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, plan->geometry(), 0, d_wrong, wrong, stream));
+  EXPECT_EQ(wrong, 0ull);
+  CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, inplace_geometry{inplace_algorithm::none, 2, 1, 1024 * 1024, 1, 1024 * 1024, 1024 * 1024}, 0,
+                                    d_wrong, wrong, stream));
+  EXPECT_EQ(wrong, 0ull) << "two replays must restore the square";
+  cudaFree(d_wrong);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(stream);
+}
+
+TEST(InplaceLarge, MoreThan2Pow31ElementsSquareAndRectangular) {
+  size_t free_b = 0, total_b = 0;
+  CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
+  if (free_b < (std::size_t{5} << 30)) GTEST_SKIP() << "not enough device memory";
+  check({46349, 46349, 1});  // 2.148e9 elements
+  check({65537, 32771, 1});  // 2.148e9 elements, gcd 1
+  check({32768, 16384, 4});  // > 2^31 bytes, gcd 16384: rotation
+}
+
+}  // namespace
