@@ -73,6 +73,10 @@ status inplace_plan::execute(void* d_data, void* d_workspace, std::int64_t works
   if (workspace_bytes < 0)
     return status(status_code::invalid_argument, "workspace_bytes = " + std::to_string(workspace_bytes) + " is negative");
   if (geometry_.algo == inplace_algorithm::none) return status::ok();
+#if !XPOSE_HAS_CUDA
+  (void)d_workspace, (void)stream;
+  return status(status_code::unsupported, "xpose was built without CUDA; use execute_host");
+#else
   const std::int64_t need = geometry_.workspace_bytes;
   if (need > 0) {
     if (d_workspace == nullptr)
@@ -88,11 +92,7 @@ status inplace_plan::execute(void* d_data, void* d_workspace, std::int64_t works
     if (w < d + static_cast<std::uintptr_t>(span_bytes_) && d < w + static_cast<std::uintptr_t>(need))
       return status(status_code::invalid_argument, "d_workspace overlaps d_data");
   }
-#if XPOSE_HAS_CUDA
   return detail::cuda_execute_inplace(geometry_, d_data, need > 0 ? d_workspace : nullptr, stream);
-#else
-  (void)stream;
-  return status(status_code::unsupported, "xpose was built without CUDA; use execute_host");
 #endif
 }
 

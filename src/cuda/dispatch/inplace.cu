@@ -67,7 +67,8 @@ status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, 
 template <class Word>
 status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
-  auto kernel = inplace_square_words_kernel<Word>;
+  const bool single = p.unit_words == 1 && p.tile == 32;
+  auto kernel = single ? inplace_square_words_kernel<Word, true> : inplace_square_words_kernel<Word, false>;
   if (smem > 48 * 1024) {
     if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
         e != cudaSuccess)

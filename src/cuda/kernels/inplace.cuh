@@ -132,12 +132,13 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
 
 inline constexpr int square_words_threads = 256;
 
-/// Dynamic shared memory: two tiles of `tile` rows x (tile K + 1) words.
-template <class Word>
+/// Dynamic shared memory: two tiles of `tile` rows x (tile K + 1) words. SingleWord (K == 1, tile == 32):
+/// compile-time tile, so the word -> (row, column) splits are shifts, not run-time divisions.
+template <class Word, bool SingleWord>
 __global__ void __launch_bounds__(square_words_threads) inplace_square_words_kernel(const inplace_square_params p) {
   extern __shared__ unsigned char smem_raw[];
   Word* stage = reinterpret_cast<Word*>(smem_raw);
-  const int T = p.tile, K = p.unit_words, TK = T * K, pitch = TK + 1;
+  const int T = SingleWord ? 32 : p.tile, K = SingleWord ? 1 : p.unit_words, TK = T * K, pitch = TK + 1;
   for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
     std::uint64_t pr = 0;
     const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
@@ -151,6 +152,7 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
     __syncthreads();  // the previous pair's shared reads are done
     for (int s = 0; s < count; ++s) {
       const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
+#pragma unroll 4
       for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
         const int r = x / TK, rem = x - r * TK;
         if (r < rl && rem < cl * K)
@@ -162,8 +164,9 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
       // tile s (rl x cl units) goes transposed to the other tile's place (cl x rl).
       const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
       unsigned char* dst = ptr[count == 2 ? 1 - s : 0];
+#pragma unroll 4
       for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
-        const int c = x / TK, rem = x - c * TK, r = rem / K, k = rem - r * K;
+        const int c = x / TK, rem = x - c * TK, r = SingleWord ? rem : rem / K, k = rem - r * K;
         if (c < cl && r < rl) reinterpret_cast<Word*>(dst + c * p.ld)[rem] = stage[s * T * pitch + r * pitch + c * K + k];
       }
     }
