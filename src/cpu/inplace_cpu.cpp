@@ -3,7 +3,6 @@
 #include "cpu/inplace_cpu.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -35,14 +34,6 @@ struct any_unit {
   }
 };
 
-// Tile pair index t (lower triangle incl. diagonal, row by row) -> (I, J) with J <= I.
-void triangle_coords(std::int64_t t, std::int64_t& I, std::int64_t& J) {
-  I = static_cast<std::int64_t>((std::sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) / 2.0);
-  while (I * (I + 1) / 2 > t) --I;
-  while ((I + 1) * (I + 2) / 2 <= t) ++I;
-  J = t - I * (I + 1) / 2;
-}
-
 template <class U>
 void square(const inplace_geometry& g, unsigned char* data, int threads) {
   const std::int64_t u = g.elem_bytes, N = g.rows, ld = g.ld * u;
@@ -53,7 +44,7 @@ void square(const inplace_geometry& g, unsigned char* data, int threads) {
   parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t t = begin; t < end; ++t) {
       std::int64_t I = 0, J = 0;
-      triangle_coords(t % pairs, I, J);
+      triangle_pair(static_cast<std::uint64_t>(t % pairs), I, J);
       unsigned char* base = data + (t / pairs) * g.batch_stride * u;
       const std::int64_t r_end = std::min(N, (I + 1) * T), c_end = std::min(N, (J + 1) * T);
       for (std::int64_t r = I * T; r < r_end; ++r)
@@ -61,6 +52,11 @@ void square(const inplace_geometry& g, unsigned char* data, int threads) {
           U::swap(base + r * ld + c * u, base + c * ld + r * u, u);
     }
   });
+}
+
+// Units per column strip: 256 bytes of each row (at least one unit, at most the row).
+std::int64_t strip_units(const inplace_geometry& g) {
+  return std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / g.elem_bytes));
 }
 
 enum class pass { rot_minus, rot_plus, row_scatter, row_gather, col_gather, col_scatter };
@@ -71,7 +67,7 @@ void run_pass(const inplace_geometry& g, const shuffle_maps& mp, pass op, unsign
               std::vector<std::vector<unsigned char>>& bufs) {
   const std::int64_t u = g.elem_bytes, m = g.m, n = g.n, row_bytes = n * u;
   const bool rows = op == pass::row_scatter || op == pass::row_gather;
-  const std::int64_t W = std::min<std::int64_t>(n, std::max<std::int64_t>(1, 256 / u));  // strip width
+  const std::int64_t W = strip_units(g);
   const std::int64_t per_matrix = rows ? m : (n + W - 1) / W;
   const std::int64_t lines = g.batch * per_matrix;
   // One task per staging buffer (a smaller OpenMP team runs several tasks on one thread, one after another).
@@ -125,7 +121,7 @@ void run_pass(const inplace_geometry& g, const shuffle_maps& mp, pass op, unsign
 template <class U>
 status shuffle(const inplace_geometry& g, unsigned char* data, int threads) {
   const std::int64_t u = g.elem_bytes;
-  const std::int64_t W = std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / u));
+  const std::int64_t W = strip_units(g);
   const std::int64_t buf_bytes = std::max(g.n, g.m * W) * u;
   const int nt = resolve_threads(threads, g.batch * g.m * g.n * u, g.batch * g.m);
   std::vector<std::vector<unsigned char>> bufs;

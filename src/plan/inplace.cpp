@@ -12,13 +12,6 @@ namespace xpose::detail {
 
 namespace {
 
-template <class... Args>
-status invalid(Args&&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return status(status_code::invalid_argument, os.str());
-}
-
 // a^-1 mod b for gcd(a, b) == 1, b > 1 (extended Euclid; |coefficients| <= b, so 64 bits suffice).
 std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
   std::int64_t old_r = a % b, r = b, old_s = 1, s = 0;

@@ -1,5 +1,6 @@
-// The index maps of the in-place `shuffle` algorithm (Catanzaro, Keller, Garland, PPoPP 2014), shared by the
-// CPU and CUDA executors and tested on the host (tests/host/test_inplace.cpp).
+// The index maps of the in-place algorithms — `square`'s tile pairs and the passes of `shuffle` (Catanzaro,
+// Keller, Garland, PPoPP 2014) — shared by the CPU and CUDA executors and tested on the host
+// (tests/host/test_inplace.cpp).
 //
 // A matrix's buffer is viewed as an m x n row-major grid (inplace_geometry: r2c has m = rows, n = cols;
 // c2r the reverse). With c = gcd(m, n), a = m / c, b = n / c, transposing rows x cols in place is:
@@ -19,6 +20,7 @@
 // (executors that gather where r2c scatters).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "cuda/index_math.hpp"
@@ -34,6 +36,17 @@ XPOSE_HD std::uint64_t mulmod(std::uint64_t x, std::uint64_t y, std::uint64_t d)
     x = (x >= d - x) ? x - (d - x) : x + x;
   }
   return r;
+}
+
+/// `square`'s tile pairs: lower-triangle index t (row by row, diagonal included) -> tile (I, J), J <= I; the
+/// pair is tile (I, J) and its mirror (J, I). The double square root is exact to +-1 below 2^52, then fixed up.
+XPOSE_HD void triangle_pair(std::uint64_t t, std::int64_t& I, std::int64_t& J) {
+  auto i = static_cast<std::int64_t>((std::sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) * 0.5);
+  const auto tt = static_cast<std::int64_t>(t);
+  while (i * (i + 1) / 2 > tt) --i;
+  while ((i + 1) * (i + 2) / 2 <= tt) ++i;
+  I = i;
+  J = tt - i * (i + 1) / 2;
 }
 
 struct shuffle_maps {

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <sstream>
 
 #include "xpose/plan.hpp"
 #include "xpose/problem.hpp"
@@ -37,6 +38,14 @@ result<plan_geometry> select(const canonical_form& c);
 /// The plain 2-D form of a transpose2d geometry with compound sides: every axis of a side but its fastest
 /// becomes a batch axis. Same byte map; for executors (or tile shapes) that take one axis a side.
 plan_geometry flatten_sides(const plan_geometry& g);
+
+/// An invalid_argument status whose message is the arguments streamed in order (they name the field).
+template <class... Args>
+status invalid(Args&&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return status(status_code::invalid_argument, os.str());
+}
 
 /// Multiplication and addition of non-negative 64-bit values; false on overflow.
 bool checked_mul(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept;

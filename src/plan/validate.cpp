@@ -16,13 +16,6 @@ bool checked_add(std::int64_t a, std::int64_t b, std::int64_t& out) noexcept {
 
 namespace {
 
-template <class... Args>
-status invalid(Args&&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return status(status_code::invalid_argument, os.str());
-}
-
 // Checks the offsets of a non-empty view against 64 bits and returns its span: the bytes from the base
 // pointer to one past the last byte it touches, (max offset + 1) * elem_bytes.
 //

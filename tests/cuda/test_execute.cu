@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/cuda_check.cuh"
 #include "common/oracle.cuh"
 #include "common/reference.hpp"
 #include "xpose/xpose.hpp"
@@ -24,25 +25,10 @@ using xpose::test::out_shape;
 using xpose::test::packed_strides;
 using xpose::test::span_bytes;
 
-#define CUDA_OK(expr)                                                                   \
-  do {                                                                                  \
-    const cudaError_t e_ = (expr);                                                      \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_);              \
-  } while (0)
-
 constexpr unsigned char poison = 0xA5;
 constexpr std::uint64_t seed = 20261122;
 
-struct device_buffer {
-  void* ptr = nullptr;
-  explicit device_buffer(std::size_t bytes) {
-    if (cudaMalloc(&ptr, bytes == 0 ? 1 : bytes) != cudaSuccess) ptr = nullptr;
-  }
-  ~device_buffer() { cudaFree(ptr); }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  unsigned char* bytes() const { return static_cast<unsigned char*>(ptr); }
-};
+using xpose::test::device_buffer;
 
 // Runs `p` on the GPU with the input at byte offset `in_shift` and the output at `out_shift` of their
 // allocations, and compares the entire output allocation with the host reference applied to a poisoned copy.

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "common/cuda_check.cuh"
 #include "common/inplace_oracle.cuh"
 #include "common/test_seed.hpp"
 #include "xpose/inplace.hpp"
@@ -15,23 +16,7 @@
 namespace {
 
 using namespace xpose;
-
-#define CUDA_OK(expr)                                                      \
-  do {                                                                     \
-    const cudaError_t e_ = (expr);                                         \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_); \
-  } while (0)
-
-struct device_buffer {
-  void* ptr = nullptr;
-  explicit device_buffer(std::size_t bytes) {
-    if (cudaMalloc(&ptr, bytes == 0 ? 1 : bytes) != cudaSuccess) ptr = nullptr;
-  }
-  ~device_buffer() { cudaFree(ptr); }
-  device_buffer(const device_buffer&) = delete;
-  device_buffer& operator=(const device_buffer&) = delete;
-  unsigned char* bytes() const { return static_cast<unsigned char*>(ptr); }
-};
+using test::device_buffer;
 
 // Transposes `p` in a pattern-filled allocation (data at byte `shift`, 64 guard bytes after), with a
 // poisoned workspace, and checks every byte of the allocation.

@@ -15,18 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "common/cuda_check.cuh"
 #include "textbook/ladder.cuh"
 #include "textbook/textbook.hpp"
 
 namespace {
 
 namespace tb = xpose::textbook;
-
-#define TB_CUDA_OK(expr)                                                   \
-  do {                                                                     \
-    const cudaError_t e_ = (expr);                                         \
-    ASSERT_EQ(e_, cudaSuccess) << #expr << ": " << cudaGetErrorString(e_); \
-  } while (0)
 
 const tb::kernel_info* find_rung(const std::string& name) {
   for (const auto& k : tb::ladder())
@@ -280,15 +275,15 @@ TEST_P(LadderRung, WritesEveryOutputElementAsTheHostDefinitionAndNothingOutsideI
   ASSERT_NE(d_in.ptr, nullptr);
   ASSERT_NE(d_out.ptr, nullptr);
   stream_owner stream;
-  TB_CUDA_OK(cudaStreamCreateWithFlags(&stream.s, cudaStreamNonBlocking));
-  TB_CUDA_OK(cudaMemcpy(d_in.ptr, h_in.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-  TB_CUDA_OK(cudaMemset(d_out.ptr, 0xFF, out_words * sizeof(std::uint32_t)));
-  TB_CUDA_OK(cudaDeviceSynchronize());  // the memset ran on the legacy stream; the kernel runs on `stream`
+  CUDA_OK(cudaStreamCreateWithFlags(&stream.s, cudaStreamNonBlocking));
+  CUDA_OK(cudaMemcpy(d_in.ptr, h_in.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(d_out.ptr, 0xFF, out_words * sizeof(std::uint32_t)));
+  CUDA_OK(cudaDeviceSynchronize());  // the memset ran on the legacy stream; the kernel runs on `stream`
 
-  TB_CUDA_OK(k.launch(reinterpret_cast<const float*>(d_in.ptr), reinterpret_cast<float*>(d_out.ptr + guard_words),
+  CUDA_OK(k.launch(reinterpret_cast<const float*>(d_in.ptr), reinterpret_cast<float*>(d_out.ptr + guard_words),
                       rows, cols, stream.s));
-  TB_CUDA_OK(cudaStreamSynchronize(stream.s));
-  TB_CUDA_OK(cudaMemcpy(h_out.data(), d_out.ptr, out_words * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaStreamSynchronize(stream.s));
+  CUDA_OK(cudaMemcpy(h_out.data(), d_out.ptr, out_words * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
 
   // The output is cols x rows (transposes) or rows x cols; out_row/out_col are its coordinates.
   const std::int64_t out_cols = k.transposes ? rows : cols;
@@ -319,8 +314,8 @@ TEST(TextbookLadder, LaunchingAnUnsupportedShapeOrMisalignedVectorsReturnsAnErro
   device_words d_in(words), d_out(words);
   ASSERT_NE(d_in.ptr, nullptr);
   ASSERT_NE(d_out.ptr, nullptr);
-  TB_CUDA_OK(cudaMemset(d_in.ptr, 0, words * sizeof(std::uint32_t)));
-  TB_CUDA_OK(cudaMemset(d_out.ptr, 0xFF, words * sizeof(std::uint32_t)));
+  CUDA_OK(cudaMemset(d_in.ptr, 0, words * sizeof(std::uint32_t)));
+  CUDA_OK(cudaMemset(d_out.ptr, 0xFF, words * sizeof(std::uint32_t)));
   const auto* in = reinterpret_cast<const float*>(d_in.ptr);
   auto* out = reinterpret_cast<float*>(d_out.ptr);
 
@@ -329,11 +324,11 @@ TEST(TextbookLadder, LaunchingAnUnsupportedShapeOrMisalignedVectorsReturnsAnErro
   // float4 accesses need 16-byte aligned bases: one word off is refused, not faulted on.
   EXPECT_EQ(find_rung("tiled_vec4")->launch(in + 1, out, 32, 32, nullptr), cudaErrorInvalidValue);
   EXPECT_EQ(find_rung("tiled_vec4")->launch(in, out + 1, 32, 32, nullptr), cudaErrorInvalidValue);
-  TB_CUDA_OK(cudaDeviceSynchronize());
-  TB_CUDA_OK(cudaGetLastError());  // nothing was launched, so nothing failed
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaGetLastError());  // nothing was launched, so nothing failed
 
   std::vector<std::uint32_t> h_out(static_cast<std::size_t>(words));
-  TB_CUDA_OK(cudaMemcpy(h_out.data(), d_out.ptr, words * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(h_out.data(), d_out.ptr, words * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
   EXPECT_TRUE(std::all_of(h_out.begin(), h_out.end(), [](std::uint32_t w) { return w == poison; }));
 }
 

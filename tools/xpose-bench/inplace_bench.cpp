@@ -5,7 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -30,12 +29,6 @@ std::string inplace_problem_of(const bench_case& c, xpose::inplace_problem& p) {
 }
 
 namespace {
-
-std::string algo_of(const xpose::inplace_plan& p) {
-  const auto& g = p.geometry();
-  if (g.algo != xpose::inplace_algorithm::shuffle) return to_string(g.algo);
-  return std::string("shuffle ") + (g.c2r ? "c2r" : "r2c") + (g.c > 1 ? " +rot" : "");
-}
 
 double now_us() {
   return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -63,21 +56,31 @@ std::string fmt(double v, int prec) {
 
 }  // namespace
 
+xpose::result<xpose::inplace_plan> plan_inplace_case(const bench_case& c, inplace_row& r) {
+  r = inplace_row{};
+  r.name = c.name, r.shape = c.shape_string(), r.elem_bytes = c.elem_bytes, r.category = c.category;
+  r.target = c.target > 0 ? c.target : not_measured;
+  auto fail = [&](const std::string& why) {
+    r.note = why, r.verified = verdict::no;
+    return status(status_code::invalid_argument, why);
+  };
+  xpose::inplace_problem ip;
+  if (std::string why = inplace_problem_of(c, ip); !why.empty()) return fail(why);
+  auto plan = xpose::make_inplace_plan(ip);
+  if (!plan) return fail(plan.error().message());
+  const auto& g = plan->geometry();
+  r.algo = g.algo != xpose::inplace_algorithm::shuffle
+               ? std::string(to_string(g.algo))
+               : std::string("shuffle ") + (g.c2r ? "c2r" : "r2c") + (g.c > 1 ? " +rot" : "");
+  r.bytes_moved = 2 * plan->payload_bytes();
+  r.workspace_bytes = plan->workspace_bytes();
+  return plan;
+}
+
 inplace_row run_inplace_case_cpu(const bench_case& c, const options& o) {
   inplace_row r;
-  r.name = c.name, r.shape = c.shape_string(), r.elem_bytes = c.elem_bytes, r.category = c.category, r.target = c.target > 0 ? c.target : not_measured;
-  xpose::inplace_problem ip;
-  if (std::string why = inplace_problem_of(c, ip); !why.empty()) {
-    r.note = why, r.verified = verdict::no;
-    return r;
-  }
-  auto plan = xpose::make_inplace_plan(ip);
-  if (!plan) {
-    r.note = plan.error().message(), r.verified = verdict::no;
-    return r;
-  }
-  r.algo = algo_of(*plan);
-  r.bytes_moved = 2 * plan->payload_bytes();
+  auto plan = plan_inplace_case(c, r);
+  if (!plan) return r;
   const std::int64_t bytes = plan->span_bytes();
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<unsigned char> a(static_cast<std::size_t>(bytes)), b(static_cast<std::size_t>(bytes));
@@ -114,18 +117,22 @@ inplace_row run_inplace_case_cpu(const bench_case& c, const options& o) {
   return r;
 }
 
-int run_inplace(const std::vector<bench_case>& cases, const options& o, const run_info& info, bool use_cuda) {
+std::vector<inplace_row> run_inplace_cases(const std::vector<bench_case>& cases, const options& o,
+                                           const run_info& info, bool use_cuda) {
   std::vector<inplace_row> rows;
   for (const auto& c : cases) {
     std::cerr << "  " << c.name << " ..." << std::endl;
 #if XPOSE_BENCH_HAS_CUDA
     rows.push_back(use_cuda ? run_inplace_case_cuda(c, o, info.l2_bytes) : run_inplace_case_cpu(c, o));
 #else
-    (void)use_cuda;
+    (void)use_cuda, (void)info;
     rows.push_back(run_inplace_case_cpu(c, o));
 #endif
   }
-  std::ostream& os = std::cout;
+  return rows;
+}
+
+bool print_inplace_table(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info) {
   os << "\n== inplace (" << info.backend << ": " << info.device
      << "): effective bandwidth 2 x bytes / time, ratio to memcpy of the same bytes ==\n";
   os << std::left << std::setw(30) << "case" << std::setw(18) << "algorithm" << std::right << std::setw(11) << "memcpy us"
@@ -149,48 +156,35 @@ int run_inplace(const std::vector<bench_case>& cases, const options& o, const ru
   }
   os << "summary: " << rows.size() << " cases, median in-place ratio " << fmt(median(ratios), 3) << ", targets met "
      << met << "/" << with_target << ", " << (ok ? "all verified" : "VERIFICATION FAILED") << '\n';
-  auto write = [&](const std::string& path, bool json) {
-    if (path.empty()) return true;
-    std::ofstream f;
-    std::ostream* out = &std::cout;
-    if (path != "-") {
-      f.open(path);
-      if (!f) {
-        std::cerr << "xpose-bench: cannot write " << path << '\n';
-        return false;
-      }
-      out = &f;
-    }
-    if (!json) {
-      *out << "backend,device,git_commit,date,case,shape,elem_bytes,algorithm,bytes_moved,workspace_bytes,memcpy_us,"
-              "inplace_us,inplace_ratio,target,outofplace_us,outofplace_ratio,verified,note\n";
-      for (const auto& r : rows)
-        *out << info.backend << ",\"" << info.device << "\"," << info.git_commit << ',' << info.date << ",\"" << r.name
-             << "\"," << r.shape << ',' << r.elem_bytes << ",\"" << r.algo << "\"," << r.bytes_moved << ','
-             << r.workspace_bytes << ',' << fmt(r.memcpy_us, 2) << ',' << fmt(r.inplace_us, 2) << ','
-             << fmt(r.inplace_ratio, 4) << ',' << fmt(r.target, 2) << ',' << fmt(r.outofplace_us, 2) << ','
-             << fmt(r.outofplace_ratio, 4) << ',' << to_string(r.verified) << ",\"" << r.note << "\"\n";
-    } else {
-      *out << "{\"backend\": \"" << info.backend << "\", \"device\": \"" << info.device << "\", \"git_commit\": \""
-           << info.git_commit << "\", \"date\": \"" << info.date << "\", \"rows\": [\n";
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        const auto& r = rows[i];
-        auto num = [](double v) { return std::isnan(v) ? std::string("null") : fmt(v, 4); };
-        *out << "  {\"case\": \"" << r.name << "\", \"shape\": \"" << r.shape << "\", \"elem_bytes\": " << r.elem_bytes
-             << ", \"algorithm\": \"" << r.algo << "\", \"bytes_moved\": " << r.bytes_moved
-             << ", \"workspace_bytes\": " << r.workspace_bytes << ", \"memcpy_us\": " << num(r.memcpy_us)
-             << ", \"inplace_us\": " << num(r.inplace_us) << ", \"inplace_ratio\": " << num(r.inplace_ratio)
-             << ", \"target\": " << num(r.target) << ", \"outofplace_us\": " << num(r.outofplace_us)
-             << ", \"outofplace_ratio\": " << num(r.outofplace_ratio) << ", \"verified\": \"" << to_string(r.verified)
-             << "\"}" << (i + 1 < rows.size() ? "," : "") << '\n';
-      }
-      *out << "]}\n";
-    }
-    return true;
-  };
-  ok = write(o.csv_path, false) && ok;
-  ok = write(o.json_path, true) && ok;
-  return ok ? 0 : 1;
+  return ok;
+}
+
+void write_inplace_csv(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info) {
+  os << "backend,device,git_commit,date,case,shape,elem_bytes,algorithm,bytes_moved,workspace_bytes,memcpy_us,"
+        "inplace_us,inplace_ratio,target,outofplace_us,outofplace_ratio,verified,note\n";
+  for (const auto& r : rows)
+    os << info.backend << ",\"" << info.device << "\"," << info.git_commit << ',' << info.date << ",\"" << r.name
+       << "\"," << r.shape << ',' << r.elem_bytes << ",\"" << r.algo << "\"," << r.bytes_moved << ','
+       << r.workspace_bytes << ',' << fmt(r.memcpy_us, 2) << ',' << fmt(r.inplace_us, 2) << ','
+       << fmt(r.inplace_ratio, 4) << ',' << fmt(r.target, 2) << ',' << fmt(r.outofplace_us, 2) << ','
+       << fmt(r.outofplace_ratio, 4) << ',' << to_string(r.verified) << ",\"" << r.note << "\"\n";
+}
+
+void write_inplace_json(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info) {
+  auto num = [](double v) { return std::isnan(v) ? std::string("null") : fmt(v, 4); };
+  os << "{\"backend\": \"" << info.backend << "\", \"device\": \"" << info.device << "\", \"git_commit\": \""
+     << info.git_commit << "\", \"date\": \"" << info.date << "\", \"rows\": [\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    os << "  {\"case\": \"" << r.name << "\", \"shape\": \"" << r.shape << "\", \"elem_bytes\": " << r.elem_bytes
+       << ", \"algorithm\": \"" << r.algo << "\", \"bytes_moved\": " << r.bytes_moved
+       << ", \"workspace_bytes\": " << r.workspace_bytes << ", \"memcpy_us\": " << num(r.memcpy_us)
+       << ", \"inplace_us\": " << num(r.inplace_us) << ", \"inplace_ratio\": " << num(r.inplace_ratio)
+       << ", \"target\": " << num(r.target) << ", \"outofplace_us\": " << num(r.outofplace_us)
+       << ", \"outofplace_ratio\": " << num(r.outofplace_ratio) << ", \"verified\": \"" << to_string(r.verified)
+       << "\"}" << (i + 1 < rows.size() ? "," : "") << '\n';
+  }
+  os << "]}\n";
 }
 
 }  // namespace xpose::bench

@@ -27,13 +27,22 @@ struct inplace_row {
 /// A case as an in-place problem: rank-2 shape (batch allowed), packed. "" or why not.
 std::string inplace_problem_of(const bench_case& c, xpose::inplace_problem& p);
 
+/// Starts the row of case `c` (name, shape, algorithm, bytes, workspace) and returns its plan; a case that
+/// cannot be planned returns the error, which the row records (verified = no). Shared by both backends.
+xpose::result<xpose::inplace_plan> plan_inplace_case(const bench_case& c, inplace_row& r);
+
 #if XPOSE_BENCH_HAS_CUDA
 /// Times one case on the GPU (throws nothing; errors go to the row's note with verified = no).
 inplace_row run_inplace_case_cuda(const bench_case& c, const options& o, std::int64_t l2_bytes);
 #endif
 inplace_row run_inplace_case_cpu(const bench_case& c, const options& o);
 
-/// Runs every case, prints the table, writes CSV / JSON; returns the exit code (0: all verified).
-int run_inplace(const std::vector<bench_case>& cases, const options& o, const run_info& info, bool use_cuda);
+/// Runs every case (progress on stderr).
+std::vector<inplace_row> run_inplace_cases(const std::vector<bench_case>& cases, const options& o,
+                                           const run_info& info, bool use_cuda);
+/// The table and its summary line; false when a row failed verification.
+bool print_inplace_table(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info);
+void write_inplace_csv(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info);
+void write_inplace_json(std::ostream& os, const std::vector<inplace_row>& rows, const run_info& info);
 
 }  // namespace xpose::bench

@@ -27,22 +27,14 @@ struct dev_buf {
 
 inplace_row run_inplace_case_cuda(const bench_case& c, const options& o, std::int64_t l2_bytes) {
   inplace_row r;
-  r.name = c.name, r.shape = c.shape_string(), r.elem_bytes = c.elem_bytes, r.category = c.category, r.target = c.target > 0 ? c.target : not_measured;
+  auto plan = plan_inplace_case(c, r);
+  if (!plan) return r;
+  const auto& g = plan->geometry();
   auto fail = [&](const std::string& why) {
     r.note = why, r.verified = verdict::no;
     cudaGetLastError();
     return r;
   };
-  xpose::inplace_problem ip;
-  if (std::string why = inplace_problem_of(c, ip); !why.empty()) return fail(why);
-  auto plan = xpose::make_inplace_plan(ip);
-  if (!plan) return fail(plan.error().message());
-  const auto& g = plan->geometry();
-  r.algo = g.algo == xpose::inplace_algorithm::shuffle
-               ? std::string("shuffle ") + (g.c2r ? "c2r" : "r2c") + (g.c > 1 ? " +rot" : "")
-               : to_string(g.algo);
-  r.bytes_moved = 2 * plan->payload_bytes();
-  r.workspace_bytes = plan->workspace_bytes();
   const std::int64_t span = plan->span_bytes(), pitch = (span + 255) / 256 * 256;
   const std::int64_t payload = plan->payload_bytes();
   int nbuf = payload < 4 * l2_bytes ? static_cast<int>(std::min<std::int64_t>(16, (4 * l2_bytes + payload - 1) / payload)) : 1;

@@ -158,7 +158,13 @@ int main(int argc, char** argv) {
             << "; every output verified" << std::endl;
 
   // ---- run ----
-  if (o.inplace || o.suite == "inplace") return run_inplace(cases, o, info, use_cuda);
+  if (o.inplace || o.suite == "inplace") {
+    const std::vector<inplace_row> in_place = run_inplace_cases(cases, o, info, use_cuda);
+    bool ok = print_inplace_table(std::cout, in_place, info);
+    ok = write_output(o.csv_path, "--csv", [&](std::ostream& os) { write_inplace_csv(os, in_place, info); }) && ok;
+    ok = write_output(o.json_path, "--json", [&](std::ostream& os) { write_inplace_json(os, in_place, info); }) && ok;
+    return ok ? 0 : 1;
+  }
   std::vector<row> rows;
   std::string fatal;
 #if XPOSE_BENCH_HAS_CUDA

@@ -14,13 +14,8 @@ namespace {
 
 template <int UnitBytes, int LoadBytes, int StoreBytes>
 status launch(const box_params& p, unsigned grid, int smem, cudaStream_t stream) {
-  // Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device; cheap to repeat).
-  if (smem > 48 * 1024) {
-    if (cudaError_t e = cudaFuncSetAttribute(box_kernel<UnitBytes, LoadBytes, StoreBytes>,
-                                             cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
-        e != cudaSuccess)
-      return cuda_failure(e, "box shared-memory opt-in");
-  }
+  if (status s = allow_dynamic_smem(box_kernel<UnitBytes, LoadBytes, StoreBytes>, smem, "box shared-memory opt-in"); !s)
+    return s;
   box_kernel<UnitBytes, LoadBytes, StoreBytes><<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
   return status::ok();

@@ -35,6 +35,9 @@ status current_device(device_info& out) {
   if (cudaError_t e = cudaDeviceGetAttribute(&info.sm_count, cudaDevAttrMultiProcessorCount, dev);
       e != cudaSuccess)
     return cuda_failure(e, "cudaDeviceGetAttribute(MultiProcessorCount)");
+  if (cudaError_t e = cudaDeviceGetAttribute(&info.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
+      e != cudaSuccess)
+    return cuda_failure(e, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
   if (dev < max_devices) {
     std::lock_guard<std::mutex> lock(mutex);
     cache[dev] = info;

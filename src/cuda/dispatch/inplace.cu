@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 
 #include "cuda/dispatch/dispatch.hpp"
@@ -23,31 +22,10 @@ std::int64_t common_word(std::initializer_list<std::uint64_t> values) {
   return static_cast<std::int64_t>(w);
 }
 
-// Shared memory a block may opt in to on this device (cached per device).
-status smem_optin(const device_info& dev, std::int64_t& bytes) {
-  static std::mutex mutex;
-  static int cache[64] = {};
-  std::lock_guard<std::mutex> lock(mutex);
-  if (dev.ordinal < 64 && cache[dev.ordinal] > 0) {
-    bytes = cache[dev.ordinal];
-    return status::ok();
-  }
-  int v = 0;
-  if (cudaError_t e = cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev.ordinal); e != cudaSuccess)
-    return cuda_failure(e, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
-  if (dev.ordinal < 64) cache[dev.ordinal] = v;
-  bytes = v;
-  return status::ok();
-}
-
 template <class Kernel>
-status launch(Kernel kernel, std::int64_t blocks, int threads, std::int64_t smem, cudaStream_t stream,
+status launch(Kernel* kernel, std::int64_t blocks, int threads, std::int64_t smem, cudaStream_t stream,
               const shuffle_params& p, const char* what) {
-  if (smem > 48 * 1024) {
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-        e != cudaSuccess)
-      return cuda_failure(e, what);
-  }
+  if (status s = allow_dynamic_smem(kernel, smem, what); !s) return s;
   kernel<<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, what);
   return status::ok();
@@ -69,11 +47,7 @@ status launch_square_words(inplace_square_params p, cudaStream_t stream, const d
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
   const bool single = p.unit_words == 1 && p.tile == 32;
   auto kernel = single ? inplace_square_words_kernel<Word, true> : inplace_square_words_kernel<Word, false>;
-  if (smem > 48 * 1024) {
-    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-        e != cudaSuccess)
-      return cuda_failure(e, "inplace square_words smem");
-  }
+  if (status s = allow_dynamic_smem(kernel, smem, "inplace square_words shared-memory opt-in"); !s) return s;
   const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
   kernel<<<static_cast<unsigned>(blocks), square_words_threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_words launch");
@@ -204,11 +178,9 @@ status run_shuffle_words(const inplace_geometry& g, const shuffle_staging& st, v
 }
 
 status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream, const device_info& dev) {
-  std::int64_t optin = 0;
-  if (status s = smem_optin(dev, optin); !s) return s;
-  // A little below the opt-in maximum: the kernels have no static shared memory, but leave room for two
-  // resident blocks of ~half size where lines are shorter.
-  const shuffle_staging st = shuffle_staging_for(g, std::max<std::int64_t>(inplace_tuning::portable_smem_bytes, optin));
+  // Lines are staged in up to the device's opt-in maximum (the kernels have no static shared memory).
+  const shuffle_staging st =
+      shuffle_staging_for(g, std::max<std::int64_t>(inplace_tuning::portable_smem_bytes, dev.smem_optin));
   if (st.workspace_bytes > g.workspace_bytes)
     return status(status_code::internal, "inplace: staging needs more workspace than the plan sized");
   if (!st.strips_in_smem && g.m * st.strip * g.elem_bytes >= (std::int64_t{1} << 31))

@@ -15,6 +15,7 @@ namespace xpose::detail {
 struct device_info {
   int ordinal = 0;
   int sm_count = 0;
+  int smem_optin = 0;  ///< shared memory a block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin)
 };
 
 /// The current device's facts (thread-safe, cached).
@@ -25,6 +26,16 @@ status cuda_failure(cudaError_t err, const char* what);
 
 /// invalid_argument when `p` is a host pointer unknown to CUDA (the runtime's message otherwise).
 status require_device_accessible(const void* p, const char* name);
+
+/// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
+template <class Kernel>
+status allow_dynamic_smem(Kernel* kernel, std::int64_t bytes, const char* what) {
+  if (bytes <= 48 * 1024) return status::ok();
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+      e != cudaSuccess)
+    return cuda_failure(e, what);
+  return status::ok();
+}
 
 /// Lowest set bit of x (its power-of-two alignment); 0 for x == 0.
 constexpr std::uint64_t lowbit(std::uint64_t x) { return x & (~x + 1); }

@@ -36,69 +36,6 @@ struct inplace_square_params {
   int tile;                   // words: tile side (units)
 };
 
-/// Lower-triangle index t (row by row, diagonal included) -> (I, J), J <= I.
-__device__ __forceinline__ void triangle_pair(std::uint64_t t, std::int64_t& I, std::int64_t& J) {
-  auto i = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(t) + 1.0) - 1.0) * 0.5);
-  const auto tt = static_cast<std::int64_t>(t);
-  while (i * (i + 1) / 2 > tt) --i;
-  while ((i + 1) * (i + 2) / 2 <= tt) ++i;
-  I = i;
-  J = tt - i * (i + 1) / 2;
-}
-
-/// vec16 micro-tile loads of one tile (rows_left x cols_left valid units from `src`, `ld` bytes a row).
-template <int UnitBytes, class S>
-__device__ __forceinline__ void load_tile_vec16(const unsigned char* src, std::int64_t ld, std::int64_t rows_left,
-                                                std::int64_t cols_left, std::uint32_t (&v)[S::P][S::V][4]) {
-  constexpr int V = S::V, MC = S::MC;
-  const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;
-#pragma unroll
-  for (int m = 0; m < S::P; ++m) {
-    const int micro = threadIdx.x + m * S::threads;
-    const int mi = micro / MC, mj = micro % MC;
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      const int row = mi * V + i;
-      const unsigned char* p = src + row * ld + mj * 16;
-      v[m][i][0] = v[m][i][1] = v[m][i][2] = v[m][i][3] = 0;
-      const std::int64_t n = cols_left - mj * V;
-      if (full || (row < rows_left && n >= V)) {
-        const uint4 x = __ldcg(reinterpret_cast<const uint4*>(p));  // not __ldg: this kernel writes the data
-        v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
-      } else if (row < rows_left && n > 0) {
-        load_units<UnitBytes>(p, static_cast<int>(n), v[m][i]);
-      }
-    }
-  }
-}
-
-/// Writes a shared tile (output orientation, swizzled) to `dst`: output row c < cols_left of the source tile,
-/// units r < rows_left.
-template <int UnitBytes, class S>
-__device__ __forceinline__ void store_tile_vec16(const uint4* tile, unsigned char* dst, std::int64_t ld,
-                                                 std::int64_t rows_left, std::int64_t cols_left) {
-  constexpr int V = S::V, MR = S::MR;
-  const bool full = rows_left >= S::tile_rows && cols_left >= S::tile_cols;
-#pragma unroll
-  for (int j = 0; j < V * S::P; ++j) {
-    const int x = threadIdx.x + j * S::threads;
-    const int c = x / MR, q = x % MR;
-    const uint4 val = tile[swizzle<V, MR>(c, q)];
-    unsigned char* p = dst + c * ld + q * 16;
-    if (full) {
-      *reinterpret_cast<uint4*>(p) = val;
-    } else if (c < cols_left) {
-      const std::int64_t n = rows_left - q * V;
-      if (n >= V) {
-        *reinterpret_cast<uint4*>(p) = val;
-      } else if (n > 0) {
-        const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
-        store_units<UnitBytes>(p, static_cast<int>(n), w);
-      }
-    }
-  }
-}
-
 template <int UnitBytes>
 using square_shape = vec16_shape<UnitBytes, inplace_square_policy<UnitBytes>>;
 
@@ -118,15 +55,18 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     unsigned char* a_ptr = base + I * T * p.ld + J * T * UnitBytes;  // tile A: rows I T.., cols J T..
     unsigned char* b_ptr = base + J * T * p.ld + I * T * UnitBytes;  // tile B: its mirror
     const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;   // B has them swapped
+    const bool full = a_rows >= T && a_cols >= T;                     // for both tiles of the pair
+    auto a_row = [&](int r) { return a_ptr + r * p.ld; };
+    auto b_row = [&](int r) { return b_ptr + r * p.ld; };
     std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
-    load_tile_vec16<UnitBytes, S>(a_ptr, p.ld, a_rows, a_cols, va);
-    if (I != J) load_tile_vec16<UnitBytes, S>(b_ptr, p.ld, a_cols, a_rows, vb);
+    load_micro_tiles<UnitBytes, S, true>(a_row, full, a_rows, a_cols, va);
+    if (I != J) load_micro_tiles<UnitBytes, S, true>(b_row, full, a_cols, a_rows, vb);
     __syncthreads();  // every load of this pair is done (and the previous pair's shared reads)
     store_micro_tiles<UnitBytes, S>(va, tiles[0]);
     if (I != J) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
     __syncthreads();
-    store_tile_vec16<UnitBytes, S>(tiles[0], b_ptr, p.ld, a_rows, a_cols);  // A^T over B
-    if (I != J) store_tile_vec16<UnitBytes, S>(tiles[1], a_ptr, p.ld, a_cols, a_rows);
+    store_tile_rows<UnitBytes, S>(tiles[0], b_row, full, a_rows, a_cols);  // A^T over B
+    if (I != J) store_tile_rows<UnitBytes, S>(tiles[1], a_row, full, a_cols, a_rows);
   }
 }
 
@@ -196,7 +136,8 @@ struct shuffle_params {
   fast_divmod unit_div;       // by K
 };
 
-template <class Word, bool SingleWord>
+/// Word x of a row -> (unit, word k within the unit).
+template <bool SingleWord>
 __device__ __forceinline__ std::uint32_t unit_of(std::uint32_t x, int K, int& k) {
   if constexpr (SingleWord) {
     k = 0;
@@ -206,6 +147,21 @@ __device__ __forceinline__ std::uint32_t unit_of(std::uint32_t x, int K, int& k)
     k = static_cast<int>(x - u * static_cast<std::uint32_t>(K));
     return u;
   }
+}
+
+/// One staged permutation of a line's `words` words, `line(x)` its word x in global memory: Scatter
+/// (stage[perm(x)] = line(x), barrier, line(x) = stage[x]) or gather (stage[x] = line(x), barrier,
+/// line(x) = stage[perm(x)]). Both global phases are linear, hence coalesced; words with !valid(x) are skipped.
+template <bool Scatter, class Word, class Valid, class Line, class Perm>
+__device__ __forceinline__ void permute_line(Word* stage, std::uint32_t words, const Valid& valid, const Line& line,
+                                             const Perm& perm) {
+#pragma unroll 4
+  for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x)
+    if (valid(x)) stage[Scatter ? perm(x) : x] = line(x);
+  __syncthreads();
+#pragma unroll 4
+  for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x)
+    if (valid(x)) line(x) = stage[Scatter ? x : perm(x)];
 }
 
 /// Stage in shared memory (dynamic) when GlobalStage is false, else in the block's workspace slot.
@@ -218,89 +174,50 @@ __global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuff
   const std::uint64_t m = p.maps.m, n = p.maps.n;
   const std::int64_t row_bytes = static_cast<std::int64_t>(n) * K * sizeof(Word);
   const bool rows = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::row_gather;
+  const bool scatter = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::col_scatter;
   for (std::int64_t l = blockIdx.x; l < p.lines; l += gridDim.x) {
     const std::int64_t b = l / p.lines_per_matrix, k_line = l - b * p.lines_per_matrix;
     unsigned char* mat = p.data + b * p.batch_stride;
     if (l != blockIdx.x) __syncthreads();  // the previous line's stage reads are done
-    if (rows) {
+    if (rows) {  // row i = k_line: its unit j moves to (or comes from) unit row_d(i, j)
       Word* row = reinterpret_cast<Word*>(mat + k_line * row_bytes);
       const auto i = static_cast<std::uint64_t>(k_line);
+      auto all = [](std::uint32_t) { return true; };
+      auto word = [&](std::uint32_t x) -> Word& { return row[x]; };
+      auto perm = [&](std::uint32_t x) {
+        int k = 0;
+        const std::uint32_t j = unit_of<SingleWord>(x, K, k);
+        return p.maps.row_d(i, j) * K + k;
+      };
       const auto words = static_cast<std::uint32_t>(n * K);
-      if (p.op == shuffle_pass::row_scatter) {
-#pragma unroll 4
-        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-          int k = 0;
-          const std::uint32_t j = unit_of<Word, SingleWord>(x, K, k);
-          stage[p.maps.row_d(i, j) * K + k] = row[x];
-        }
-        __syncthreads();
-#pragma unroll 4
-        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) row[x] = stage[x];
-      } else {
-#pragma unroll 4
-        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) stage[x] = row[x];
-        __syncthreads();
-#pragma unroll 4
-        for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-          int k = 0;
-          const std::uint32_t j = unit_of<Word, SingleWord>(x, K, k);
-          row[x] = stage[p.maps.row_d(i, j) * K + k];
-        }
-      }
+      if (scatter) permute_line<true>(stage, words, all, word, perm);
+      else permute_line<false>(stage, words, all, word, perm);
       continue;
     }
-    // A strip: columns [j0, j0 + w_n) of all m rows, staged as m rows of strip * K words.
+    // A strip: columns [j0, j0 + w_n) of all m rows, staged as m rows of strip * K words; stage word x is
+    // row i = x / SK, word rem = x % SK, unit w = rem / K of the strip, and row i moves (or comes from) the row
+    // the pass's map gives for (i, j0 + w).
     const std::int64_t j0 = k_line << p.strip_shift;
     const int w_n = static_cast<int>(min(static_cast<std::int64_t>(p.strip), static_cast<std::int64_t>(n) - j0));
     const int SK = p.strip * K;  // stage words a row
-    const auto words = static_cast<std::uint32_t>(m * SK);
     unsigned char* strip = mat + j0 * K * sizeof(Word);
-    auto strip_word = [&](std::uint32_t i, int rem) -> Word& {
-      return reinterpret_cast<Word*>(strip + static_cast<std::int64_t>(i) * row_bytes)[rem];
+    auto row_of = [&](std::uint32_t x) { return SingleWord ? (x >> p.strip_shift) : x / static_cast<std::uint32_t>(SK); };
+    auto rem_of = [&](std::uint32_t x) { return static_cast<int>(x - row_of(x) * static_cast<std::uint32_t>(SK)); };
+    auto unit_in_strip = [&](std::uint32_t x) { return SingleWord ? rem_of(x) : rem_of(x) / K; };
+    auto in_strip = [&](std::uint32_t x) { return unit_in_strip(x) < w_n; };
+    auto word = [&](std::uint32_t x) -> Word& {
+      return reinterpret_cast<Word*>(strip + static_cast<std::int64_t>(row_of(x)) * row_bytes)[rem_of(x)];
     };
-    auto coords = [&](std::uint32_t x, std::uint32_t& i, int& rem, int& w) {
-      i = SingleWord ? (x >> p.strip_shift) : x / static_cast<std::uint32_t>(SK);
-      rem = static_cast<int>(x - i * static_cast<std::uint32_t>(SK));
-      w = SingleWord ? rem : rem / K;
+    auto perm = [&](std::uint32_t x) {
+      const std::uint64_t i = row_of(x), j = static_cast<std::uint64_t>(j0 + unit_in_strip(x));
+      const std::uint64_t r = p.op == shuffle_pass::rot_minus  ? p.maps.rot_minus(i, j)
+                              : p.op == shuffle_pass::rot_plus ? p.maps.rot_plus(i, j)
+                                                               : p.maps.col_s(i, j);  // col_gather / col_scatter
+      return r * SK + rem_of(x);
     };
-    if (p.op == shuffle_pass::col_scatter) {
-#pragma unroll 4
-      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-        std::uint32_t i = 0;
-        int rem = 0, w = 0;
-        coords(x, i, rem, w);
-        if (w < w_n) stage[p.maps.col_s(i, static_cast<std::uint64_t>(j0 + w)) * SK + rem] = strip_word(i, rem);
-      }
-      __syncthreads();
-#pragma unroll 4
-      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-        std::uint32_t i = 0;
-        int rem = 0, w = 0;
-        coords(x, i, rem, w);
-        if (w < w_n) strip_word(i, rem) = stage[x];
-      }
-    } else {
-#pragma unroll 4
-      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-        std::uint32_t i = 0;
-        int rem = 0, w = 0;
-        coords(x, i, rem, w);
-        if (w < w_n) stage[x] = strip_word(i, rem);
-      }
-      __syncthreads();
-#pragma unroll 4
-      for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-        std::uint32_t i = 0;
-        int rem = 0, w = 0;
-        coords(x, i, rem, w);
-        if (w >= w_n) continue;
-        const auto jj = static_cast<std::uint64_t>(j0 + w);
-        const std::uint64_t src = p.op == shuffle_pass::rot_minus  ? p.maps.rot_minus(i, jj)
-                                  : p.op == shuffle_pass::rot_plus ? p.maps.rot_plus(i, jj)
-                                                                   : p.maps.col_s(i, jj);
-        strip_word(i, rem) = stage[src * SK + rem];
-      }
-    }
+    const auto words = static_cast<std::uint32_t>(m * SK);
+    if (scatter) permute_line<true>(stage, words, in_strip, word, perm);
+    else permute_line<false>(stage, words, in_strip, word, perm);
   }
 }
 

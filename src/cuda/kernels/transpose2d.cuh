@@ -259,6 +259,69 @@ __device__ __forceinline__ void store_micro_tiles(const std::uint32_t (&v)[S::P]
   }
 }
 
+/// vec16 step 1 (also the in-place square pairs, kernels/inplace.cuh): the V x P micro-tile loads of one tile,
+/// all issued before any use. `row_ptr(row)` is the address of tile row `row`'s first unit; rows >= rows_left
+/// and units >= cols_left are not read (their registers stay 0). Coherent: loads through L2 (`__ldcg`) for
+/// kernels that write the data they read, which may not take the read-only path.
+template <int UnitBytes, class S, bool Coherent = false, class RowPtr>
+__device__ __forceinline__ void load_micro_tiles(const RowPtr& row_ptr, bool full, std::int64_t rows_left,
+                                                 std::int64_t cols_left, std::uint32_t (&v)[S::P][S::V][4]) {
+  constexpr int V = S::V, MC = S::MC;
+  auto load16 = [](const unsigned char* src) {
+    return Coherent ? __ldcg(reinterpret_cast<const uint4*>(src)) : __ldg(reinterpret_cast<const uint4*>(src));
+  };
+#pragma unroll
+  for (int m = 0; m < S::P; ++m) {
+    const int micro = threadIdx.x + m * S::threads;
+    const int mi = micro / MC, mj = micro % MC;  // consecutive lanes: consecutive 16-byte chunks of a row
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const int row = mi * V + i;
+      const unsigned char* src = row_ptr(row) + mj * 16;
+      if (full) {
+        const uint4 x = load16(src);
+        v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+      } else {
+        v[m][i][0] = v[m][i][1] = v[m][i][2] = v[m][i][3] = 0;
+        const std::int64_t n = cols_left - mj * V;
+        if (row < rows_left && n >= V) {
+          const uint4 x = load16(src);
+          v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+        } else if (row < rows_left && n > 0) {
+          load_units<UnitBytes>(src, static_cast<int>(n), v[m][i]);
+        }
+      }
+    }
+  }
+}
+
+/// vec16 step 3 (also the in-place square pairs): a shared tile in output orientation (store_micro_tiles) to
+/// global memory along output rows, consecutive lanes on consecutive 16-byte chunks. `col_ptr(c)` is the
+/// address of output row c (input column c); rows c >= cols_left and units past rows_left are not written.
+template <int UnitBytes, class S, class ColPtr>
+__device__ __forceinline__ void store_tile_rows(const uint4* tile, const ColPtr& col_ptr, bool full,
+                                                std::int64_t rows_left, std::int64_t cols_left) {
+  constexpr int V = S::V, MR = S::MR;
+#pragma unroll
+  for (int j = 0; j < V * S::P; ++j) {
+    const int x = threadIdx.x + j * S::threads;
+    const int c = x / MR, q = x % MR;
+    const uint4 val = tile[swizzle<V, MR>(c, q)];
+    unsigned char* dst = col_ptr(c) + q * 16;
+    if (full) {
+      *reinterpret_cast<uint4*>(dst) = val;
+    } else if (c < cols_left) {
+      const std::int64_t n = rows_left - q * V;
+      if (n >= V) {
+        *reinterpret_cast<uint4*>(dst) = val;
+      } else if (n > 0) {
+        const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
+        store_units<UnitBytes>(dst, static_cast<int>(n), w);
+      }
+    }
+  }
+}
+
 /// Compound sides: byte offsets of a tile's rows (input) and columns (output) into `table` (rows first); 0 for
 /// rows and columns past the matrix, which are never accessed. The caller puts barriers around it.
 __device__ __forceinline__ void tabulate_sides(const transpose2d_params& p, std::int64_t r0, std::int64_t c0,
@@ -278,7 +341,7 @@ template <int UnitBytes, bool Compound = false, class Policy = transpose2d_vec16
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     transpose2d_vec16_kernel(const transpose2d_params p) {
   using S = vec16_shape<UnitBytes, Policy>;
-  constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
+  constexpr int V = S::V, MR = S::MR, P = S::P;
   __shared__ uint4 tile[S::tile_cols * MR];
   // Compound sides: input offsets of the tile's rows, then output offsets of its columns.
   __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
@@ -300,29 +363,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
 
     // 1. global -> registers: all V x P loads issued before any use.
     std::uint32_t v[P][V][4];
-#pragma unroll
-    for (int m = 0; m < P; ++m) {
-      const int micro = threadIdx.x + m * S::threads;
-      const int mi = micro / MC, mj = micro % MC;  // consecutive lanes: consecutive 16-byte chunks of a row
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        const int row = mi * V + i;
-        const unsigned char* src = in_tile + row_in(row) + mj * 16;
-        if (full) {
-          const uint4 x = __ldg(reinterpret_cast<const uint4*>(src));
-          v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
-        } else {
-          v[m][i][0] = v[m][i][1] = v[m][i][2] = v[m][i][3] = 0;
-          const std::int64_t n = cols_left - mj * V;
-          if (row < rows_left && n >= V) {
-            const uint4 x = __ldg(reinterpret_cast<const uint4*>(src));
-            v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
-          } else if (row < rows_left && n > 0) {
-            load_units<UnitBytes>(src, static_cast<int>(n), v[m][i]);
-          }
-        }
-      }
-    }
+    load_micro_tiles<UnitBytes, S>([&](int row) { return in_tile + row_in(row); }, full, rows_left, cols_left, v);
     // The previous tile's readers of `tile` must be done before it is overwritten (grid-stride loop).
     __syncthreads();
 
@@ -331,24 +372,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
     __syncthreads();  // all micro-tiles are in shared memory
 
     // 3. shared -> global along output rows: consecutive lanes take consecutive 16-byte chunks.
-#pragma unroll
-    for (int j = 0; j < V * P; ++j) {
-      const int x = threadIdx.x + j * S::threads;
-      const int c = x / MR, q = x % MR;
-      const uint4 val = tile[swizzle<V, MR>(c, q)];
-      unsigned char* dst = out_tile + col_out(c) + q * 16;
-      if (full) {
-        *reinterpret_cast<uint4*>(dst) = val;
-      } else if (c < cols_left) {
-        const std::int64_t n = rows_left - q * V;
-        if (n >= V) {
-          *reinterpret_cast<uint4*>(dst) = val;
-        } else if (n > 0) {
-          const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
-          store_units<UnitBytes>(dst, static_cast<int>(n), w);
-        }
-      }
-    }
+    store_tile_rows<UnitBytes, S>(tile, [&](int c) { return out_tile + col_out(c); }, full, rows_left, cols_left);
   }
 }
 
