@@ -8,6 +8,7 @@ if(rc)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${XPOSE_SOURCE_DIR}/tests/install -B ${WORK_DIR}/build -G ${GENERATOR}
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHS}"
+                        -DXPOSE_CONSUMER_FORTRAN=${FORTRAN}
                 RESULT_VARIABLE rc)
 if(rc)
   message(FATAL_ERROR "configuring the consumer failed: ${rc}")
@@ -16,7 +17,11 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK_DIR}/build RESULT_VARIAB
 if(rc)
   message(FATAL_ERROR "building the consumer failed: ${rc}")
 endif()
-foreach(consumer xpose_consumer xpose_c_consumer)
+set(consumers xpose_consumer xpose_c_consumer)
+if(FORTRAN)
+  list(APPEND consumers xpose_fortran_consumer)
+endif()
+foreach(consumer ${consumers})
   execute_process(COMMAND ${WORK_DIR}/build/${consumer} RESULT_VARIABLE rc)
   if(rc)
     message(FATAL_ERROR "the consumer ${consumer} failed: ${rc}")
