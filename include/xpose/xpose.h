@@ -33,7 +33,8 @@
  * `xpose_stream` is `cudaStream_t` under another name (both are `struct CUstream_st*`), so CUDA streams pass
  * without a cast and this header needs no CUDA header. NULL is the legacy default stream. GPU entry points
  * are stream-ordered: they never synchronize and never allocate; errors of the kernels themselves surface at
- * the caller's next synchronizing CUDA call.
+ * the caller's next synchronizing CUDA call. Every other function (planning, queries, the _host calls) runs
+ * on the calling thread and returns when it is done.
  */
 #ifndef XPOSE_XPOSE_H
 #define XPOSE_XPOSE_H
