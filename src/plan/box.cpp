@@ -148,7 +148,7 @@ bool make_box(const plan_geometry& g, box_plan& b) {
     if (b.batch[i].in_stride % unit != 0 || b.batch[i].out_stride % unit != 0) return false;
   // Worth it: both runs at least twice the tile's short side and >= 128 bytes; a box that splits the long
   // side holds >= box_min_split_volume elements (H100, 1926 x 9-unit fp64 tiles: 0.87 of memcpy as tiles,
-  // 0.33 as boxes of 162 elements, which the 16 KiB limit left); the offsets fit the kernel's 32-bit tables.
+  // 0.33 as boxes of 162 elements, which the 16 KiB limit of the time left); the offsets fit the kernel's 32-bit tables.
   const std::int64_t min_run = std::min(b.in_run, b.out_run);
   return min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes &&
          (full || b.volume >= box_min_split_volume) && b.in_span < (std::int64_t{1} << 31) &&
