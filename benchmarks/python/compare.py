@@ -111,7 +111,7 @@ class Timer:
 
 
 def run_case(case, timer, torch, cupy, xpose, device_info):
-    row_base = {"case": case.name, "suite": case.suite, "category": case.category, "shape": case.shape_string(),
+    row_base = {"index": case.index, "case": case.name, "suite": case.suite, "category": case.category, "shape": case.shape_string(),
                 "axes": case.axes_string(), "elem_bytes": case.elem, "bytes_moved": 2 * case.payload}
     dtype, channels = peers.torch_layout(torch, case.elem)
     in_strides = case.in_strides or peers.packed_strides(case.shape)
@@ -231,8 +231,8 @@ def summarize(rows, out):
             med[impl] = statistics.median(g) if g else float("nan")
         by_case = {}
         for r in part:
-            if isinstance(r.get("gbps"), float):
-                by_case.setdefault(r["case"], {})[r["impl"]] = r["gbps"]
+            if isinstance(r.get("gbps"), float):  # by position: a suite may repeat a name
+                by_case.setdefault(r["index"], {})[r["impl"]] = r["gbps"]
         speedups = [v["xpose"] / v["torch"] for v in by_case.values() if "xpose" in v and "torch" in v]
         cupy_speedups = [v["xpose"] / v["cupy"] for v in by_case.values() if "xpose" in v and "cupy" in v]
         ratio = med["xpose"] / med["torch"]
@@ -306,6 +306,7 @@ def main(argv):
     for suite in args.suites.split(","):
         for c in peers.load_suite(suite):
             c.suite = suite
+            c.index = len(cases)
             cases.append(c)
     if args.cases:
         cases = [c for c in cases if re.search(args.cases, c.name)]
@@ -338,7 +339,7 @@ def main(argv):
         try:
             case_rows = run_case(case, timer, torch, cupy, xpose, info)
         except Exception as e:
-            case_rows = [{"case": case.name, "suite": case.suite, "impl": impl, "verified": "no",
+            case_rows = [{"index": case.index, "case": case.name, "suite": case.suite, "impl": impl, "verified": "no",
                           "note": f"{type(e).__name__}: {e}".splitlines()[0][:200]} for impl in IMPLS]
         if cupy is not None:
             cupy.get_default_memory_pool().free_all_blocks()
