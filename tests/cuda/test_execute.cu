@@ -92,6 +92,15 @@ TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
   for (std::int64_t e : {2, 4, 8, 16}) check(problem{{2048, 4096}, {1, 0}, e, {}, {}});
 }
 
+TEST(Transpose2d, WideWordTilesForUnitsOverSixteenBytes) {
+  // Units over 16 bytes made of 4- or 8-byte words take square words tiles wider than 16 units when >= 4096
+  // of them fill the matrix (tuning/transpose2d.hpp: 28 x 28 for 20 B, 24 x 24 for 28 B, 17 x 17 for 52 B):
+  // partial edge tiles on both sides, shifted pointers, a pitched input.
+  for (std::int64_t e : {20, 28, 36, 40, 44, 52}) check(problem{{2003, 2111}, {1, 0}, e, {}, {}});
+  check(problem{{2003, 2111}, {1, 0}, 28, {}, {}}, 4, 12);
+  check(problem{{2003, 2111}, {1, 0}, 20, {2200, 1}, {}}, 0, 4);
+}
+
 TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
   for (auto e : elem_sizes) {
     check(problem{{5, 33, 65}, {0, 2, 1}, e, {}, {}});
