@@ -6,8 +6,8 @@
 // into tiles and runs in one of two modes chosen by tuning_cpu.hpp:
 //
 // - cached: tiles that fit L1, the micro-kernel storing straight into the output;
-// - streaming (output larger than the last-level cache): tall tiles walked down each panel of columns, the
-//   output written as whole 64-byte lines with non-temporal stores. A tile owns the output lines that
+// - streaming (output of at least one L2; use_streaming in tuning_cpu.hpp): tall tiles walked down each
+//   panel of columns, the output written as whole 64-byte lines with non-temporal stores. A tile owns the output lines that
 //   *start* inside its rows (on each output row, from the first line boundary at or after its first row to
 //   the first one at or after its end; the plane's first and last partial lines go to its first and last
 //   tiles), so it transposes up to one line of units past its last row. Every line is then written exactly
@@ -390,7 +390,8 @@ bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kern
 
 // Thin planes (rows x k or k x rows, k small, the long side packed): the level's (de)interleave kernels on
 // chunks of the long side, the ragged end of each plane by the tile kernel. Tasks are (item, chunk).
-// Streaming stores when the output is larger than the LLC and every output vector lands on a line.
+// Streaming stores when use_streaming says so (an output of at least one L2) and every output vector lands
+// on a line.
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
   if (lg < 1 || lg > 3) return false;
