@@ -130,11 +130,15 @@ def _packed_strides(shape, itemsize):
 
 
 def _checked_axes(v, axes):
-    """`axes` validated by the library (its message names axes[i]) and made non-negative."""
+    """`axes` validated by the library (its message names axes[i]) and made non-negative. A permutation of
+    range(rank) (the common case) is recognized here, without the library's planning pass."""
     rank = len(v.shape)
     axes = _axes_list(axes, rank)
+    normalized = [x + rank if x < 0 else x for x in axes]
+    if len(axes) == rank and sorted(normalized) == list(range(rank)) and all(-rank <= x < rank for x in axes):
+        return normalized
     _check(_xpose.describe(list(v.shape), axes, v.itemsize, [], []))
-    return [x + rank if x < 0 else x for x in axes]
+    return normalized
 
 
 def permute(a, axes=None, out=None, *, threads=0):
@@ -151,8 +155,8 @@ def permute(a, axes=None, out=None, *, threads=0):
     axes = _checked_axes(src, axes)
     out_shape = tuple(src.shape[x] for x in axes)
     if out is None:
-        result = _arrays.empty(src, out_shape)
-        dst = _arrays.view(result, "out")
+        dst = _arrays.empty_view(src, out_shape)
+        result = dst.obj
     else:
         result = out
         dst = _arrays.view(out, "out", writable=True)
@@ -170,7 +174,8 @@ def permute(a, axes=None, out=None, *, threads=0):
 def transpose(a, out=None, *, threads=0):
     """The transpose of a matrix (2-D) or of each matrix of a batch (the last two axes swapped), as a new packed
     array (or written into `out`). Same rules as `permute`."""
-    rank = len(_arrays.view(a, "a").shape)
+    shape = getattr(a, "shape", None)
+    rank = len(shape) if isinstance(shape, tuple) else len(_arrays.view(a, "a").shape)
     if rank < 2:
         raise InvalidArgumentError(f"a has {rank} axes; transpose needs a matrix or a batch of matrices (>= 2 axes)")
     return permute(a, list(range(rank - 2)) + [rank - 1, rank - 2], out, threads=threads)

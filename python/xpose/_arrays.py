@@ -25,11 +25,11 @@ class View:
     def __init__(self, obj, kind, ptr, shape, strides, itemsize, device, dtype):
         self.obj = obj
         self.kind = kind  # "numpy", "torch" or "cupy"
-        self.ptr = int(ptr)
-        self.shape = tuple(int(n) for n in shape)
-        self.strides = tuple(int(s) for s in strides)  # bytes
-        self.itemsize = int(itemsize)
-        self.device = int(device)  # -1 = host
+        self.ptr = ptr
+        self.shape = tuple(shape)  # every framework gives Python ints (torch.Size is a tuple of them)
+        self.strides = tuple(strides)  # bytes
+        self.itemsize = itemsize
+        self.device = device  # -1 = host
         self.dtype = dtype
 
     def where(self):
@@ -147,6 +147,21 @@ def resolve_input(v):
     if v.kind == "torch" and (v.obj.is_conj() or v.obj.is_neg()):
         return view(v.obj.resolve_conj().resolve_neg(), "a")
     return v
+
+
+def empty_view(like, shape):
+    """A new packed array of `like`'s framework, dtype and device, as a View (strides known: packed)."""
+    result = empty(like, shape)
+    if like.kind == "numpy":
+        ptr = result.__array_interface__["data"][0]
+    elif like.kind == "torch":
+        ptr = result.data_ptr()
+    else:
+        ptr = result.data.ptr
+    strides, step = [0] * len(shape), like.itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        strides[i], step = step, step * shape[i]
+    return View(result, like.kind, ptr, shape, strides, like.itemsize, like.device, like.dtype)
 
 
 def empty(like, shape, nbytes=None):
