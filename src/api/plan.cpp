@@ -142,7 +142,8 @@ std::ostream& operator<<(std::ostream& os, const plan& p) {
      << "\n  canonical: " << p.canonical() << "\n  geometry:  " << p.geometry();
   if (detail::box_plan b; detail::make_box(p.geometry(), b))
     os << "\n  gpu:       boxes of " << b.volume << " units (runs of " << b.in_run << " in, " << b.out_run
-       << " out) when both pointers are aligned to the unit";
+       << " out) when both pointers are aligned to the unit (smaller boxes, or tiles, when that would leave"
+       << " fewer than 2 boxes an SM: box_volume_cap)";
   os << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";
   return os;
 }

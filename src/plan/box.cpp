@@ -25,7 +25,8 @@ std::int64_t run_length(const std::array<box_axis, 2 * max_canonical_rank>& axis
 
 }  // namespace
 
-bool make_box(const plan_geometry& g, box_plan& b) {
+bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume) {
+  max_volume = std::clamp<std::int64_t>(max_volume, 2, box_max_volume);
   if (g.algo != algorithm::transpose2d) return false;
   const std::int64_t unit = g.elem_words * g.word_bytes, wb = g.word_bytes;
   if (unit != 1 && unit != 2 && unit != 4 && unit != 8 && unit != 16) return false;
@@ -49,7 +50,7 @@ bool make_box(const plan_geometry& g, box_plan& b) {
   int batch_rank = 0;
   for (int i = 0; i < g.batch_rank; ++i)
     batch[batch_rank++] = {g.batch_extent[i], g.batch_in_stride[i] * wb, g.batch_out_stride[i] * wb};
-  auto room = [&] { return std::min(box_max_volume / b.volume, box_max_bytes / (b.volume * unit)); };
+  auto room = [&] { return std::min(max_volume / b.volume, box_max_bytes / (b.volume * unit)); };
   auto largest_divisor = [](std::int64_t extent, std::int64_t cap) {
     std::int64_t f = std::min(extent, cap);
     while (f > 1 && extent % f != 0) --f;
@@ -151,7 +152,7 @@ bool make_box(const plan_geometry& g, box_plan& b) {
   // 0.33 as boxes of 162 elements, which the 16 KiB limit of the time left); the offsets fit the kernel's 32-bit tables.
   const std::int64_t min_run = std::min(b.in_run, b.out_run);
   return min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes &&
-         (full || b.volume >= box_min_split_volume) && b.in_span < (std::int64_t{1} << 31) &&
+         (full || b.volume >= std::min(box_min_split_volume, max_volume)) && b.in_span < (std::int64_t{1} << 31) &&
          b.out_span < (std::int64_t{1} << 31);
 }
 

@@ -45,7 +45,18 @@ inline constexpr std::int64_t box_min_split_volume = 1024;
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
 inline constexpr std::int64_t box_short_side_bytes = 128;
 
-/// A box for `g` (transpose2d) when one beats its tiles: true and `b` filled, else false.
-bool make_box(const plan_geometry& g, box_plan& b);
+/// A box for `g` (transpose2d) when one beats its tiles: true and `b` filled, else false. `max_volume`
+/// (<= box_max_volume) caps the elements a box; the GPU dispatch lowers it for small problems so that
+/// there are boxes for every SM (box_volume_cap), and a split box then needs only that many elements.
+bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume = box_max_volume);
+
+/// The box volume for a problem of `units` elements on `sm_count` SMs: box_max_volume, or for small
+/// problems the largest power of two giving >= 2 boxes an SM, at least box_min_volume_cap.
+inline constexpr std::int64_t box_min_volume_cap = 256;
+inline std::int64_t box_volume_cap(std::int64_t units, int sm_count) {
+  std::int64_t cap = box_max_volume;
+  while (cap > box_min_volume_cap && units / cap < 2 * static_cast<std::int64_t>(sm_count)) cap /= 2;
+  return cap;
+}
 
 }  // namespace xpose::detail

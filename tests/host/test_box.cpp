@@ -55,9 +55,33 @@ TEST(Box, BlockedFastestAxesTakeBoxesThatMoveEveryByteOnce) {
   expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, 4, {}, {}}, 1428);
   // 5 x 44 transposes inside contiguous blocks, the next axis (85) split by an exact divisor.
   expect_box_matches_reference(problem{{7, 9, 85, 5, 44}, {1, 0, 2, 4, 3}, 4, {}, {}}, 220 * 5);
-  // Every unit size whose box still fits 16 KiB with the 7 (16-byte units: 5 would fit, 7 has no divisor).
-  for (std::int64_t e : {1, 2, 8})
+  // Every unit size: with 32 KiB a box, 16-byte units fit the 7 too (1428 x 16 B = 22.3 KiB).
+  for (std::int64_t e : {1, 2, 8, 16})
     expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, e, {}, {}}, 1428);
+}
+
+TEST(Box, SmallProblemsTakeSmallerBoxesSoThatEverySmHasSome) {
+  using xpose::detail::box_volume_cap;
+  EXPECT_EQ(box_volume_cap(std::int64_t{1} << 27, 132), xpose::detail::box_max_volume);  // large: unchanged
+  EXPECT_EQ(box_volume_cap(4096 * 264, 132), 4096);
+  EXPECT_EQ(box_volume_cap(4096 * 264 - 1, 132), 2048);
+  EXPECT_EQ(box_volume_cap(65536, 132), xpose::detail::box_min_volume_cap);  // 16^4: 256 boxes of 256
+  EXPECT_EQ(box_volume_cap(0, 132), xpose::detail::box_min_volume_cap);
+  // 16^4 axes 2,0,3,1: 16 boxes of 4096 units (16 blocks on a GPU) without the cap, 64 of 1024 with one;
+  // at 256 no box doubles the tiles' runs, and the problem goes to tiles (H100: 22 us -> 4.4 us).
+  const problem p{{16, 16, 16, 16}, {2, 0, 3, 1}, 4, {}, {}};
+  auto plan = xpose::make_plan(p);
+  ASSERT_TRUE(plan);
+  for (const std::int64_t cap : {4096, 1024, 256}) {
+    SCOPED_TRACE(::testing::Message() << "cap " << cap);
+    xpose::detail::box_plan b;
+    const bool boxed = xpose::detail::make_box(plan->geometry(), b, cap);
+    EXPECT_EQ(boxed, cap >= 1024);
+    if (!boxed) continue;
+    EXPECT_LE(b.volume, cap);
+    EXPECT_GE(b.volume, cap / 4);
+    EXPECT_EQ(box_byte_map_error(p, *plan, b, xpose::test::test_seed(20261125)), "");
+  }
 }
 
 TEST(Box, TilesWithBothSidesOf128BytesOrMoreKeepTheirTiles) {
@@ -91,7 +115,10 @@ TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
     auto plan = xpose::make_plan(p);
     ASSERT_TRUE(plan) << p;
     xpose::detail::box_plan b;
-    if (!xpose::detail::make_box(plan->geometry(), b)) continue;
+    // Every cap the GPU dispatch may pass (box_volume_cap), so that small boxes are simulated too.
+    const std::int64_t cap = xpose::detail::box_max_volume >> (rng() % 5);
+    if (!xpose::detail::make_box(plan->geometry(), b, cap)) continue;
+    EXPECT_LE(b.volume, cap);
     ++boxed;
     SCOPED_TRACE(::testing::Message() << "problem " << p << " seed " << seed);
     ASSERT_EQ(box_byte_map_error(p, *plan, b, seed), "");

@@ -349,7 +349,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // Tiles with a side under 128 bytes (N-d permutations whose fastest axes block each other): a box of
   // several axes with longer runs, when one exists (plan/box.hpp).
   if (box_plan box; ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
-                     static_cast<std::uintptr_t>(unit)) == 0 && make_box(planned, box))
+                     static_cast<std::uintptr_t>(unit)) == 0 &&
+                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count)))
     return launch_box(box, d_in, d_out, stream, dev);
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream);
