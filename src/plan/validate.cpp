@@ -1,5 +1,6 @@
 // Validation: every field of a problem is checked here, once, at plan time. Messages name the field.
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -66,8 +67,10 @@ status validate(const problem& p, normalized_problem& n) {
   }
   std::int64_t total_bytes = 0;
   const bool empty = std::find(n.shape.begin(), n.shape.begin() + rank, 0) != n.shape.begin() + rank;
-  if (!empty && (overflow || !checked_mul(n.elements, p.elem_bytes, total_bytes))) {
-    return invalid("shape x elem_bytes overflows 64 bits");
+  // The bytes one execution reads plus writes (plan::bytes_moved, 2 x the array's bytes) must fit as well.
+  if (!empty && (overflow || !checked_mul(n.elements, p.elem_bytes, total_bytes) ||
+                 total_bytes > std::numeric_limits<std::int64_t>::max() / 2)) {
+    return invalid("shape x elem_bytes overflows 64 bits (2 x the array's bytes, read plus written, must fit)");
   }
   if (empty) n.elements = 0;
 

@@ -11,7 +11,10 @@
 //   * when both views are small (< 1 MiB), the output view is checked to be free of self-overlap and the
 //     plan runs on exact-size heap buffers (AddressSanitizer sees any byte past either end) at a SIMD level
 //     and streaming mode chosen by the input; the output buffer, gaps of pitched views included, must equal
-//     the naive reference (tests/common/reference.hpp) and the input must be unchanged.
+//     the naive reference (tests/common/reference.hpp) and the input must be unchanged;
+//   * the C API (xpose.h) says the same as the C++ API wherever a C caller can state the problem (every list
+//     of length rank or absent): same status code and message from xpose_plan_create, the same description
+//     and bytes moved, and for small views the same output bytes from xpose_plan_execute_host.
 // Any violation prints the problem and aborts, which libFuzzer reports as a crash.
 //
 // Input format (a missing byte reads as 0):
@@ -42,6 +45,7 @@
 #include "common/box_simulation.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_features.hpp"
+#include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -145,7 +149,8 @@ struct exact_buffer {
   std::int64_t size() const { return skew + span; }
 };
 
-void run_small(const problem& p, const xpose::plan& plan, int threads, std::int64_t in_skew, std::int64_t out_skew) {
+void run_small(const problem& p, const xpose::plan& plan, int threads, std::int64_t in_skew, std::int64_t out_skew,
+               xpose_plan c_twin) {
   const std::int64_t in_span = plan.in_span_bytes(), out_span = plan.out_span_bytes();
 
   // The output view must not overlap itself (make_plan promises it), checked byte by byte.
@@ -190,6 +195,15 @@ void run_small(const problem& p, const xpose::plan& plan, int threads, std::int6
                   std::to_string(expected[i]) + " (threads " + std::to_string(threads) + ")");
     }
   }
+  // The C API's twin of the plan: the same status and, on a fresh poisoned output, the same bytes.
+  if (c_twin != nullptr) {
+    exact_buffer out_c(out_skew, out_span);
+    for (std::int64_t i = 0; i < out_c.size(); ++i) out_c.bytes[i] = static_cast<unsigned char>(0xA5 ^ (i * 29));
+    const xpose_status cs = xpose_plan_execute_host(c_twin, in.view(), out_c.view(), threads);
+    if (static_cast<int>(cs) != static_cast<int>(s.code())) fail(p, "xpose_plan_execute_host's status differs");
+    if (!std::equal(expected.begin(), expected.end(), out_c.bytes.get()))
+      fail(p, "xpose_plan_execute_host's output differs from the reference");
+  }
 }
 
 // Calls that must fail before they touch memory, on fake addresses (a call that went ahead would crash).
@@ -213,6 +227,48 @@ void check_refusals(const problem& p, const xpose::plan& plan) {
     check_error(p, plan.execute_host(reinterpret_cast<const void*>(out_last), reinterpret_cast<void*>(base)),
                 {status_code::invalid_argument}, {"overlap", "address space"});
   }
+}
+
+// The C API's plan for `p`, checked against the C++ make_plan's result `cpp`; null when the C++ call failed or
+// a list has a length a C caller cannot express (the C API reads `rank` entries of each array).
+struct c_plan_deleter {
+  void operator()(xpose_plan_t* h) const { xpose_plan_destroy(h); }
+};
+using c_plan = std::unique_ptr<xpose_plan_t, c_plan_deleter>;
+
+c_plan check_c_api(const problem& p, const xpose::result<xpose::plan>& cpp) {
+  const auto rank = p.shape.size();
+  for (const auto* list : {&p.axes, &p.in_strides, &p.out_strides})
+    if (!list->empty() && list->size() != rank) return nullptr;
+  auto data = [](const std::vector<std::int64_t>& v) { return v.empty() ? nullptr : v.data(); };
+  xpose_plan raw = nullptr;
+  const xpose_status s = xpose_plan_create(&raw, static_cast<int>(rank), data(p.shape), data(p.axes), p.elem_bytes,
+                                           data(p.in_strides), data(p.out_strides));
+  c_plan h(raw);
+  const xpose::status expected = cpp ? xpose::status::ok() : cpp.error();
+  if (static_cast<int>(s) != static_cast<int>(expected.code()))
+    fail(p, "xpose_plan_create returned " + std::to_string(static_cast<int>(s)) + ", make_plan " + text(expected));
+  if (expected.message() != xpose_last_error_message())
+    fail(p, std::string("xpose_last_error_message() is '") + xpose_last_error_message() + "', make_plan said '" +
+                expected.message() + "'");
+  if (!cpp) {
+    if (h) fail(p, "a failed xpose_plan_create left a plan");
+    return nullptr;
+  }
+  std::size_t needed = 0;
+  if (xpose_plan_describe(h.get(), nullptr, 0, &needed) != XPOSE_SUCCESS || needed == 0)
+    fail(p, "xpose_plan_describe could not size the text");
+  std::string described(needed, '\0');
+  if (xpose_plan_describe(h.get(), described.data(), needed, &needed) != XPOSE_SUCCESS)
+    fail(p, "xpose_plan_describe failed");
+  described.resize(needed - 1);
+  std::ostringstream os;
+  os << *cpp;
+  if (described != os.str()) fail(p, "xpose_plan_describe differs from operator<<");
+  std::int64_t moved = -1;
+  if (xpose_plan_bytes_moved(h.get(), &moved) != XPOSE_SUCCESS || moved != cpp->bytes_moved())
+    fail(p, "xpose_plan_bytes_moved differs from plan::bytes_moved");
+  return h;
 }
 
 }  // namespace
@@ -247,6 +303,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   auto plan = xpose::make_plan(p);
+  const c_plan c = check_c_api(p, plan);
   static const bool verbose = [] {
     const char* v = std::getenv("XPOSE_FUZZ_VERBOSE");
     return v != nullptr && *v != '\0' && *v != '0';
@@ -281,6 +338,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)xpose::detail::set_cpu_isa(isa);
   xpose::detail::set_cpu_streaming_mode((flags & 128) ? xpose::detail::streaming_mode::always
                                                       : xpose::detail::streaming_mode::automatic);
-  run_small(p, *plan, threads, in_skew, out_skew);
+  run_small(p, *plan, threads, in_skew, out_skew, c.get());
   return 0;
 }

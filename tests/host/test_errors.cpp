@@ -80,6 +80,10 @@ TEST(Errors, ShapeTimesElementSizeOverflowing64Bits) {
   // The element count itself overflows.
   expect_plan_error({{std::int64_t{1} << 32, std::int64_t{1} << 32}, {1, 0}, 1, {}, {}},
                     status_code::invalid_argument, "shape");
+  // The bytes fit but twice them (read + written, plan::bytes_moved) do not: 2^61 elements of 2 bytes.
+  expect_plan_error({{std::int64_t{1} << 31, std::int64_t{1} << 30}, {1, 0}, 2, {}, {}},
+                    status_code::invalid_argument, "read plus written");
+  EXPECT_TRUE(xpose::make_plan({{std::int64_t{1} << 31, std::int64_t{1} << 30}, {1, 0}, 1, {}, {}}));
   // A zero extent makes any other extent harmless: the array is empty.
   EXPECT_TRUE(xpose::make_plan({{0, big, big}, {}, 16, {}, {}}));
 }
