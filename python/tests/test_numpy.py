@@ -159,6 +159,39 @@ def test_in_place_batches_and_pitched_squares():
     assert np.array_equal(big, expected)
 
 
+def test_in_place_vectors_and_empty_arrays_swap_their_strides():
+    # A pitched n x 1 column (and a batch of them) or a 1 x n row moves nothing: the result is the same memory
+    # with the last two axes swapped, whatever the row pitch.
+    big = np.arange(20.0).reshape(4, 5)
+    column = xpose.transpose_(big[:, 3:4])
+    assert column.shape == (1, 4) and np.array_equal(column, [[3, 8, 13, 18]]) and np.shares_memory(column, big)
+    big3 = np.arange(60.0).reshape(3, 4, 5)
+    assert np.array_equal(xpose.transpose_(big3[:, :, 1:2]), np.swapaxes(big3[:, :, 1:2], -1, -2))
+    assert np.array_equal(xpose.transpose_(big[1:2, :]), big[1:2, :].T)
+    for shape in [(0, 3), (2, 0, 3), (0, 3, 4), (3, 0)]:
+        assert xpose.transpose_(np.empty(shape, np.float32)).shape == shape[:-2] + (shape[-1], shape[-2])
+
+
+def test_in_place_refuses_batches_that_repeat_a_matrix():
+    buf = np.arange(60, dtype=np.float32)
+    before = buf.copy()
+    repeated = np.lib.stride_tricks.as_strided(buf[:20].reshape(4, 5), (3, 4, 5), (0, 20, 4))
+    with pytest.raises(xpose.InvalidArgumentError, match="step forward"):
+        xpose.transpose_(repeated)
+    assert np.array_equal(buf, before)
+
+
+def test_axes_must_name_every_axis_and_size_one_axes_take_any_stride():
+    a = np.ones((20, 20), np.float32)
+    with pytest.raises(xpose.InvalidArgumentError, match="axes has 0 entries but a has 2 axes"):
+        xpose.permute(a, ())
+    assert xpose.permute(np.float32(2.0), ()).shape == ()
+    row = np.arange(5.0).reshape(1, 5)[::-1]  # one row: its stride (negative) is never stepped
+    assert same_bytes(xpose.permute(row, (1, 0)), row.T.copy())
+    with pytest.raises(TypeError, match="0 bytes"):
+        xpose.transpose(np.empty((2, 3), "V0"))
+
+
 def test_dlpack_producers_are_imported_without_a_copy():
     class Producer:  # any __dlpack__ object (JAX, TensorFlow, ...) on the CPU
         def __init__(self, array):

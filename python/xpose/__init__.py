@@ -91,22 +91,35 @@ def _axes_list(axes, rank):
     if isinstance(axes, int):
         raise InvalidArgumentError(f"axes = {axes} must be a sequence of {rank} integers")
     try:
-        return [operator.index(x) for x in axes]
+        axes = [operator.index(x) for x in axes]
     except TypeError:
         raise InvalidArgumentError(f"axes = {axes!r} must be a sequence of integers") from None
+    # The library reads an empty axes list as "reversed" (its problem.hpp default); from Python, None says
+    # that, and a list must name every axis, as in NumPy.
+    if len(axes) != rank:
+        raise InvalidArgumentError(f"axes has {len(axes)} entries but a has {rank} axes")
+    return axes
 
 
 def _same_place(src, dst, name):
     if dst.device != src.device:
         raise InvalidArgumentError(f"{name} is in {dst.where()} but a is in {src.where()}")
-    if dst.itemsize != src.itemsize or (dst.kind == src.kind and dst.dtype != src.dtype):
+    if dst.itemsize != src.itemsize or _dtype_name(dst) != _dtype_name(src):
         raise InvalidArgumentError(f"{name} has dtype {dst.dtype} but a has dtype {src.dtype}")
+
+
+def _dtype_name(v):
+    """A name comparable across frameworks: torch.float32 and numpy's float32 are both 'float32'."""
+    return str(v.dtype).replace("torch.", "") if v.kind == "torch" else str(v.dtype)
 
 
 def _lower(shape, itemsize, axes, in_strides, out_shape, out_strides):
     """The library problem (shape, axes, word bytes, in/out strides in words) for byte strides. Strides that
     are not multiples of the element size (a field of a structured array) split each element into the largest
     word that divides them all: a trailing, unpermuted axis of itemsize / word words."""
+    # An axis of extent 1 is never stepped: its stride may be anything (negative in x[::-1] of one row).
+    in_strides = [0 if n == 1 else st for n, st in zip(shape, in_strides)]
+    out_strides = [0 if n == 1 else st for n, st in zip(out_shape, out_strides)]
     word = itemsize
     for extents, strides in ((shape, in_strides), (out_shape, out_strides)):
         for extent, stride in zip(extents, strides):
@@ -200,16 +213,22 @@ def transpose_(a, *, threads=0):
     item = v.itemsize
     row_stride, col_stride = v.strides[-2:]
     layout = f"a has shape {v.shape} and byte strides {v.strides}"
-    if cols > 1 and col_stride != item:
+    if rows == 1 or cols == 1 or 0 in v.shape:
+        # Vectors (and empty arrays): the transpose moves nothing; the last two axes swap with their strides.
+        return _restrided(a, v, v.shape[:-2] + (cols, rows), v.strides[:-2] + (col_stride, row_stride))
+    if col_stride != item:
         raise InvalidArgumentError(f"{layout}: an in-place transpose needs unit-stride rows (last stride {item} bytes)")
-    ld = row_stride // item if rows > 1 else cols
-    if rows > 1 and (row_stride % item or ld < cols):
+    ld = row_stride // item
+    if row_stride % item or ld < cols:
         raise InvalidArgumentError(f"{layout}: the row stride must be a multiple of the element size and >= cols")
     # Batch axes (all but the last two) must form one arithmetic sequence of matrices.
     batch, batch_stride, inner = 1, 0, None
     for extent, stride in reversed(list(zip(v.shape[:-2], v.strides[:-2]))):
         if extent == 1:
             continue
+        if stride <= 0:
+            raise InvalidArgumentError(f"{layout}: batch axes must step forward through memory (a stride of 0 "
+                                       "repeats a matrix, which an in-place transpose would move twice)")
         if inner is None:
             if stride % item:
                 raise InvalidArgumentError(f"{layout}: the batch stride must be a multiple of the element size")
@@ -230,13 +249,17 @@ def transpose_(a, *, threads=0):
     if rows == cols:
         return a
     # A rectangle is now packed cols x rows matrices at the same batch stride.
-    shape = v.shape[:-2] + (cols, rows)
-    strides = v.strides[:-2] + (rows * item, item)
-    if v.kind == "torch":
+    return _restrided(a, v, v.shape[:-2] + (cols, rows), v.strides[:-2] + (rows * item, item))
+
+
+def _restrided(a, v, shape, strides):
+    """`a`'s memory with a new shape and byte strides: a PyTorch tensor changes in place (and is returned),
+    other arrays (and objects imported through a framework) get a new view of their framework."""
+    if v.kind == "torch" and v.obj is a:
         import torch
 
         with torch.no_grad():
-            a.as_strided_(shape, [s // item for s in strides], a.storage_offset())
+            a.as_strided_(shape, [st // v.itemsize for st in strides], a.storage_offset())
         return a
     return _arrays.restride(v, shape, strides)
 

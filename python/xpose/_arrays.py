@@ -42,6 +42,13 @@ def _root_module(a):
 
 def view(a, name, *, writable=False):
     """`a` as a View; TypeError naming `name` when xpose cannot take it."""
+    v = _view(a, name, writable)
+    if v.itemsize < 1:
+        raise TypeError(f"{name} has elements of {v.itemsize} bytes; xpose moves elements of at least one byte")
+    return v
+
+
+def _view(a, name, writable):
     root = _root_module(a)
     if root == "torch":
         return _torch_view(a, name, writable)
@@ -51,17 +58,30 @@ def view(a, name, *, writable=False):
     if np is not None and isinstance(a, np.ndarray):
         return _numpy_view(a, name, writable)
     if hasattr(a, "__cuda_array_interface__"):
-        return view(_import_cuda_array_interface(a, name), name, writable=writable)
+        v = view(_import_cuda_array_interface(a, name), name, writable=writable)
+        _require_same_memory(v, a.__cuda_array_interface__["data"][0], name, writable)
+        return v
     if hasattr(a, "__dlpack__") and hasattr(a, "__dlpack_device__"):
         return view(_import_dlpack(a, name), name, writable=writable)
     if hasattr(a, "__array_interface__") or hasattr(a, "__array__"):
         import numpy
 
-        return _numpy_view(numpy.asarray(a), name, writable)
+        v = _numpy_view(numpy.asarray(a), name, writable)
+        if writable:
+            interface = getattr(a, "__array_interface__", None)
+            _require_same_memory(v, interface["data"][0] if interface else None, name, writable)
+        return v
     raise TypeError(
         f"{name}: xpose takes PyTorch tensors, CuPy and NumPy arrays, and objects with __dlpack__, "
         f"__cuda_array_interface__ or __array_interface__; got {type(a).__module__}.{type(a).__qualname__}"
     )
+
+
+def _require_same_memory(v, ptr, name, writable):
+    """An imported array that is a copy (another device, a conversion) would lose what xpose writes."""
+    if writable and (ptr is None or v.ptr != ptr):
+        raise TypeError(f"{name} could not be imported without a copy, so what xpose writes would be lost; pass a "
+                        "PyTorch tensor, CuPy or NumPy array (or make the current CUDA device the array's own)")
 
 
 def _numpy_view(a, name, writable):
@@ -130,14 +150,16 @@ def _import_dlpack(a, name):
 
         return numpy.from_dlpack(a)
     if device_type in (_DL_CUDA, _DL_CUDA_MANAGED):
+        failures = []
         for module in ("torch", "cupy"):
             try:
-                framework = __import__(module)
+                return __import__(module).from_dlpack(a)
             except ImportError:
-                continue
-            return framework.from_dlpack(a)
-        raise TypeError(f"{name} is a CUDA DLPack array; xpose imports those through PyTorch or CuPy, and neither "
-                        "is installed")
+                failures.append(f"{module} is not installed")
+            except Exception as e:  # e.g. a CPU-only PyTorch, or managed memory it does not take
+                failures.append(f"{module}.from_dlpack: {e}")
+        raise TypeError(f"{name} is a CUDA DLPack array that neither PyTorch nor CuPy could import ("
+                        + "; ".join(failures) + ")")
     raise TypeError(f"{name} lives on DLPack device type {device_type}; xpose moves CPU and CUDA memory")
 
 
