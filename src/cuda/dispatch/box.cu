@@ -71,6 +71,10 @@ int access_bytes(const box_plan& b, bool input, std::uintptr_t base) {
 
 }  // namespace
 
+bool box_fits(const box_plan& b, const device_info& dev) {
+  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes)) <= dev.smem_optin;
+}
+
 status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev) {
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || b.volume > box_table_entries ||
       b.volume * b.unit_bytes > box_data_bytes)

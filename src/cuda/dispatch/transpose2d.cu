@@ -350,7 +350,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // several axes with longer runs, when one exists (plan/box.hpp).
   if (box_plan box; ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
                      static_cast<std::uintptr_t>(unit)) == 0 &&
-                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count)))
+                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count)) &&
+                     box_fits(box, dev))
     return launch_box(box, d_in, d_out, stream, dev);
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream);
