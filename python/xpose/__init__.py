@@ -135,20 +135,13 @@ def _lower(shape, itemsize, axes, in_strides, out_shape, out_strides):
     return shape, axes, word, in_words, out_words
 
 
-def _packed_strides(shape, itemsize):
-    strides, step = [0] * len(shape), itemsize
-    for i in range(len(shape) - 1, -1, -1):
-        strides[i], step = step, step * shape[i]
-    return strides
-
-
 def _checked_axes(v, axes):
     """`axes` validated by the library (its message names axes[i]) and made non-negative. A permutation of
     range(rank) (the common case) is recognized here, without the library's planning pass."""
     rank = len(v.shape)
     axes = _axes_list(axes, rank)
-    normalized = [x + rank if x < 0 else x for x in axes]
-    if len(axes) == rank and sorted(normalized) == list(range(rank)) and all(-rank <= x < rank for x in axes):
+    normalized = [x + rank if x < 0 else x for x in axes]  # _axes_list checked the length
+    if sorted(normalized) == list(range(rank)):  # an entry out of [-rank, rank) never lands in range(rank)
         return normalized
     _check(_xpose.describe(list(v.shape), axes, v.itemsize, [], []))
     return normalized
@@ -270,5 +263,5 @@ def explain(a, axes=None):
     v = _arrays.view(a, "a")
     axes = _checked_axes(v, axes)
     out_shape = [v.shape[x] for x in axes]
-    problem = _lower(v.shape, v.itemsize, axes, v.strides, out_shape, _packed_strides(out_shape, v.itemsize))
+    problem = _lower(v.shape, v.itemsize, axes, v.strides, out_shape, _arrays.packed_strides(out_shape, v.itemsize))
     return _check(_xpose.describe(*problem))[1]

@@ -180,10 +180,16 @@ def empty_view(like, shape):
         ptr = result.data_ptr()
     else:
         ptr = result.data.ptr
-    strides, step = [0] * len(shape), like.itemsize
+    return View(result, like.kind, ptr, shape, packed_strides(shape, like.itemsize), like.itemsize, like.device,
+                like.dtype)
+
+
+def packed_strides(shape, itemsize):
+    """Byte strides of a packed row-major array."""
+    strides, step = [0] * len(shape), itemsize
     for i in range(len(shape) - 1, -1, -1):
         strides[i], step = step, step * shape[i]
-    return View(result, like.kind, ptr, shape, strides, like.itemsize, like.device, like.dtype)
+    return strides
 
 
 def empty(like, shape, nbytes=None):

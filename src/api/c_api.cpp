@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "api/c_boundary.hpp"
+#include "plan/planner.hpp"  // detail::invalid: the planners' message builder
 #include "xpose/inplace.hpp"
 #include "xpose/permute.hpp"
 #include "xpose/plan.hpp"
@@ -83,11 +84,10 @@ namespace {
 using xpose::status;
 using xpose::status_code;
 using xpose::detail::c_boundary;
-
-status invalid(const std::string& message) { return status(status_code::invalid_argument, message); }
+using xpose::detail::invalid;
 
 status null_handle(const char* create) {
-  return invalid(std::string("plan is null (create one with ") + create + ")");
+  return invalid("plan is null (create one with ", create, ")");
 }
 
 status null_out_pointer() {
@@ -102,16 +102,15 @@ constexpr int max_rank_passed_through = 64;
 // The xpose::problem that the C arguments describe. Reads `rank` entries of each non-null array.
 status c_problem(int rank, const std::int64_t* shape, const std::int64_t* axes, std::int64_t elem_bytes,
                  const std::int64_t* in_strides, const std::int64_t* out_strides, xpose::problem& p) {
-  if (rank < 0) return invalid("rank = " + std::to_string(rank) + " is negative");
+  if (rank < 0) return invalid("rank = ", rank, " is negative");
   p.elem_bytes = elem_bytes;
   if (rank > xpose::max_rank) {
     if (rank > max_rank_passed_through)
-      return invalid("rank = " + std::to_string(rank) + " is more than xpose supports (at most " +
-                     std::to_string(xpose::max_rank) + " axes)");
+      return invalid("rank = ", rank, " is more than xpose supports (at most ", xpose::max_rank, " axes)");
     p.shape.assign(static_cast<std::size_t>(rank), 1);
     return status::ok();
   }
-  if (rank > 0 && shape == nullptr) return invalid("shape is null but rank = " + std::to_string(rank));
+  if (rank > 0 && shape == nullptr) return invalid("shape is null but rank = ", rank);
   const auto n = static_cast<std::size_t>(rank);
   if (rank > 0) p.shape.assign(shape, shape + n);
   if (axes != nullptr) p.axes.assign(axes, axes + n);
@@ -124,7 +123,7 @@ status c_problem(int rank, const std::int64_t* shape, const std::int64_t* axes, 
 template <class Plan>
 status describe(const Plan& plan, char* buf, std::size_t size, std::size_t* needed) {
   if (needed == nullptr) return invalid("needed is null; pass the address of a size_t that receives the text's size");
-  if (buf == nullptr && size > 0) return invalid("buf is null but size = " + std::to_string(size));
+  if (buf == nullptr && size > 0) return invalid("buf is null but size = ", size);
   std::ostringstream os;
   os << plan;
   const std::string text = os.str();
