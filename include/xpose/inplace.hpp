@@ -22,19 +22,29 @@
 //              rotation (only when gcd(rows, cols) > 1), a row shuffle and a column shuffle. The plan takes
 //              the direction whose columns are the shorter side, stages each row or column strip in shared
 //              memory when it fits, and otherwise in the workspace.
+// * `tile_cycles` — rows != cols sharing a divisor t (of gcd(rows, cols)) whose t elements make at least 64
+//              bytes: two passes. (1) Each t x t tile is transposed in place (the `square` kernel over the
+//              grid of tiles). (2) The matrix is then a [rows/t][t][cols/t] array of *units* of t contiguous
+//              elements that must become [cols/t][t][rows/t]; every unit moves once, along the cycles of that
+//              permutation. The plan enumerates the cycles (pure host code, O(rows x cols / t)) and cuts the
+//              long ones into segments that run in parallel; each segment's first unit is saved to the
+//              workspace beforehand, so segments never wait on each other. Cycles of at most `short_cycle`
+//              units are found by the executors themselves (a unit leads its cycle when it is the smallest).
 //
 // ## Workspace bound (GPU)
 // `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip
 // needs when it does not fit in 48 KiB of shared memory (the least every CUDA GPU offers; GPUs with more use
 // their shared memory and leave the workspace unused), and never more than
 //   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
-// — O(max(rows, cols)), never O(rows x cols). The caller allocates it (`execute` never allocates); its content
+// — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
+// each matrix, at most 32 MiB + 256 bytes (the plan takes `shuffle` where that would not do). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include "xpose/plan.hpp"
 #include "xpose/status.hpp"
@@ -57,6 +67,7 @@ enum class inplace_algorithm {
   none,     ///< nothing to move (a vector, or an empty problem)
   square,   ///< tile pairs swapped across the diagonal
   shuffle,  ///< rotate / row-shuffle / column-shuffle decomposition (rectangular)
+  tile_cycles,  ///< square tiles transposed in place, then units of a tile row moved along their cycles
 };
 
 constexpr const char* to_string(inplace_algorithm a) noexcept {
@@ -64,6 +75,7 @@ constexpr const char* to_string(inplace_algorithm a) noexcept {
     case inplace_algorithm::none: return "none";
     case inplace_algorithm::square: return "square";
     case inplace_algorithm::shuffle: return "shuffle";
+    case inplace_algorithm::tile_cycles: return "tile_cycles";
   }
   return "unknown";
 }
@@ -80,6 +92,15 @@ struct inplace_geometry {
   std::int64_t m = 0, n = 0;       ///< the grid: m rows (column length) of n elements (row length)
   std::int64_t c = 1, a = 0, b = 0;
   std::int64_t a_inv_mod_b = 0;    ///< a^-1 mod b (0 when b == 1): inverts the row shuffle
+  // tile_cycles only:
+  std::int64_t tile = 0;           ///< t: tiles of t x t elements; a unit is t contiguous elements
+  std::int64_t tiles_a = 0;        ///< rows / t
+  std::int64_t tiles_b = 0;        ///< cols / t
+  std::int64_t units = 0;          ///< units a matrix: rows x cols / t
+  std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
+  std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units
+  /// Segments of the long cycles: (first unit, the next segment's first unit) pairs, in cycle order.
+  std::vector<std::uint32_t> segments;
   std::int64_t workspace_bytes = 0;
 };
 

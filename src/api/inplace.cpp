@@ -34,6 +34,13 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
       else os << (g.c > 1 ? "column rotation, " : "") << "row shuffle, column shuffle";
       os << "; workspace " << g.workspace_bytes << " bytes";
       break;
+    case inplace_algorithm::tile_cycles:
+      os << ": " << g.batch << " x " << g.tiles_a << " x " << g.tiles_b << " tiles of " << g.tile << " x " << g.tile
+         << " transposed in place, then " << g.units << " units of " << g.tile * g.elem_bytes
+         << " bytes moved along their cycles (" << g.segments.size() / 2 << " segments of about "
+         << g.segment_length << " units; cycles up to " << g.short_cycle << " units found by the executor); workspace "
+         << g.workspace_bytes << " bytes";
+      break;
   }
   return os;
 }

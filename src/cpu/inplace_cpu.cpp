@@ -1,10 +1,12 @@
 // CPU executor of in-place transposes (include/xpose/inplace.hpp): `square` swaps tile pairs across the
-// diagonal; `shuffle` runs the row / column passes of plan/inplace_maps.hpp with one staging buffer a thread.
+// diagonal; `shuffle` runs the row / column passes of plan/inplace_maps.hpp with one staging buffer a thread;
+// `tile_cycles` swaps the pairs of every tile, then moves units along the plan's cycles.
 #include "cpu/inplace_cpu.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "cpu/threads.hpp"
@@ -34,24 +36,99 @@ struct any_unit {
   }
 };
 
-template <class U>
-void square(const inplace_geometry& g, unsigned char* data, int threads) {
-  const std::int64_t u = g.elem_bytes, N = g.rows, ld = g.ld * u;
+// Swaps the tile pairs of `mats` square matrices of `side` units; `base(k)` is matrix k's first byte and
+// `ld` its row pitch in bytes.
+template <class U, class Base>
+void square(std::int64_t u, std::int64_t side, std::int64_t ld, std::int64_t mats, const Base& base, int threads) {
+  const std::int64_t N = side;
   const std::int64_t T = u <= 2 ? 64 : 32;
   const std::int64_t G = (N + T - 1) / T, pairs = G * (G + 1) / 2;
-  const std::int64_t tasks = g.batch * pairs;
-  const int nt = resolve_threads(threads, g.batch * N * N * u, tasks);
+  const std::int64_t tasks = mats * pairs;
+  const int nt = resolve_threads(threads, mats * N * N * u, tasks);
   parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t t = begin; t < end; ++t) {
       std::int64_t I = 0, J = 0;
       triangle_pair(static_cast<std::uint64_t>(t % pairs), I, J);
-      unsigned char* base = data + (t / pairs) * g.batch_stride * u;
+      unsigned char* b = base(t / pairs);
       const std::int64_t r_end = std::min(N, (I + 1) * T), c_end = std::min(N, (J + 1) * T);
       for (std::int64_t r = I * T; r < r_end; ++r)
         for (std::int64_t c = J * T; c < (I == J ? r : c_end); ++c)
-          U::swap(base + r * ld + c * u, base + c * ld + r * u, u);
+          U::swap(b + r * ld + c * u, b + c * ld + r * u, u);
     }
   });
+}
+
+template <class U>
+void square(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes;
+  square<U>(u, g.rows, g.ld * u, g.batch, [&](std::int64_t k) { return data + k * g.batch_stride * u; }, threads);
+}
+
+// tile_cycles (include/xpose/inplace.hpp): t x t tiles transposed in place, then the units (t elements) moved
+// along the cycles of unit_cycle_map: segments of long cycles from their saved first units, cycles of at most
+// short_cycle units from their smallest unit.
+template <class U>
+status tile_cycles(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes, t = g.tile, unit = t * u, ld = g.cols * u;
+  const std::int64_t A = g.tiles_a, B = g.tiles_b;
+  square<U>(u, t, ld, g.batch * A * B,
+            [&](std::int64_t k) {
+              const std::int64_t b = k / (A * B), i = k / B % A, j = k % B;
+              return data + b * g.batch_stride * u + i * t * ld + j * t * u;
+            },
+            threads);
+  const unit_cycle_map map(A, t, B);
+  const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
+  const auto Ls = static_cast<std::uint32_t>(g.short_cycle);
+  constexpr std::int64_t chunk = 1024;  // units whose leader test one task makes
+  const std::int64_t chunks = (g.units + chunk - 1) / chunk;
+  std::vector<unsigned char> saved;
+  try {
+    saved.resize(static_cast<std::size_t>(g.batch * K * unit));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(g.batch * K * unit) +
+                                                  " bytes for the first units of the cycles' segments");
+  }
+  auto matrix = [&](std::int64_t b) { return data + b * g.batch_stride * u; };
+  const int nt = resolve_threads(threads, g.batch * g.rows * g.cols * u, g.batch * (K + chunks));
+  parallel_slices(g.batch * K, nt, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t k = begin; k < end; ++k)
+      std::memcpy(saved.data() + k * unit, matrix(k / K) + g.segments[static_cast<std::size_t>(2 * (k % K))] * unit,
+                  static_cast<std::size_t>(unit));
+  });
+  parallel_slices(g.batch * (K + chunks), nt, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<unsigned char> carry(static_cast<std::size_t>(unit)), next(static_cast<std::size_t>(unit));
+    // Moves the units from `start` on (carrying `carry`, the unit that was at `start`) until `stop`, which
+    // receives the last one.
+    auto walk = [&](unsigned char* mat, std::uint32_t start, std::uint32_t stop) {
+      for (std::uint32_t x = start;;) {
+        const std::uint32_t y = map.next(x);
+        unsigned char* dst = mat + static_cast<std::int64_t>(y) * unit;
+        if (y != stop) std::memcpy(next.data(), dst, static_cast<std::size_t>(unit));
+        std::memcpy(dst, carry.data(), static_cast<std::size_t>(unit));
+        if (y == stop) return;
+        carry.swap(next);
+        x = y;
+      }
+    };
+    for (std::int64_t k = begin; k < end; ++k) {
+      if (k < g.batch * K) {
+        const std::size_t s = static_cast<std::size_t>(k % K);
+        std::memcpy(carry.data(), saved.data() + k * unit, static_cast<std::size_t>(unit));
+        walk(matrix(k / K), g.segments[2 * s], g.segments[2 * s + 1]);
+        continue;
+      }
+      const std::int64_t c = k - g.batch * K, b = c / chunks;
+      unsigned char* mat = matrix(b);
+      const std::int64_t p_end = std::min<std::int64_t>(g.units, (c % chunks + 1) * chunk);
+      for (auto p = static_cast<std::uint32_t>(c % chunks * chunk); p < p_end; ++p) {
+        if (!leads_short_cycle(map, p, Ls)) continue;
+        std::memcpy(carry.data(), mat + static_cast<std::int64_t>(p) * unit, static_cast<std::size_t>(unit));
+        walk(mat, p, p);
+      }
+    }
+  });
+  return status::ok();
 }
 
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).
@@ -150,6 +227,7 @@ status run(const inplace_geometry& g, unsigned char* data, int threads) {
     square<U>(g, data, threads);
     return status::ok();
   }
+  if (g.algo == inplace_algorithm::tile_cycles) return tile_cycles<U>(g, data, threads);
   return shuffle<U>(g, data, threads);
 }
 

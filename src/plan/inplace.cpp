@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <numeric>
 #include <sstream>
+#include <vector>
 
 #include "cuda/tuning/inplace.hpp"
+#include "plan/inplace_maps.hpp"
 #include "plan/planner.hpp"
 
 namespace xpose::detail {
@@ -26,9 +28,93 @@ std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
   return x < 0 ? x + b : x;
 }
 
+// The largest divisor t of c with t * unit <= cycle_unit_target_bytes, or, when that unit is below
+// cycle_unit_min_bytes, the smallest divisor whose unit reaches it; 0 when no divisor does.
+std::int64_t cycle_tile(std::int64_t c, std::int64_t unit) {
+  using namespace inplace_tuning;
+  std::int64_t best_below = 0, best_above = 0;
+  auto consider = [&](std::int64_t t) {
+    if (t < 2) return;
+    const std::int64_t bytes = t * unit;  // t <= c <= rows: fits (the span did)
+    if (bytes <= cycle_unit_target_bytes) best_below = std::max(best_below, t);
+    else if (best_above == 0 || t < best_above) best_above = t;
+  };
+  for (std::int64_t d = 1; d * d <= c; ++d)
+    if (c % d == 0) consider(d), consider(c / d);
+  if (best_below != 0 && best_below * unit >= cycle_unit_min_bytes) return best_below;
+  return best_above;  // > target >= min, or 0
+}
+
+// Fills g's tile_cycles fields and returns true when the shape suits it (see inplace.hpp).
+bool plan_tile_cycles(inplace_geometry& g) {
+  using namespace inplace_tuning;
+  const std::int64_t t = cycle_tile(g.c, g.elem_bytes);
+  if (t == 0) return false;
+  const std::int64_t unit = t * g.elem_bytes;
+  const std::int64_t N = g.rows / t * g.cols;  // units a matrix
+  if (N > max_cycle_units) return false;
+  // Segments allowed: the table's limit and the workspace for their saved first units.
+  std::int64_t k_cap = std::min(max_cycle_segments, cycle_workspace_budget / unit / g.batch);
+  k_cap = std::min(k_cap, std::max<std::int64_t>(target_cycle_segments, 2));
+  if (k_cap < 2) return false;
+  // Cycles longer than Ls are cut into segments; there are at most N / (Ls + 1) <= k_cap / 2 of them.
+  const std::int64_t Ls = std::max(min_short_cycle, (2 * N + k_cap - 1) / k_cap);
+  std::int64_t steps = 0;
+  if (!checked_mul(g.batch, N, steps) || !checked_mul(steps, Ls, steps) || steps > max_leader_test_steps)
+    return false;
+  const unit_cycle_map map(g.rows / t, t, g.cols / t);
+  const auto n = static_cast<std::uint32_t>(N);
+  std::vector<bool> seen(static_cast<std::size_t>(N));
+  std::int64_t long_cycles = 0, long_units = 0;
+  for (std::uint32_t p = 0; p < n; ++p) {
+    if (seen[p]) continue;
+    std::int64_t L = 0;
+    std::uint32_t q = p;
+    do {
+      seen[q] = true;
+      q = map.next(q);
+      ++L;
+    } while (q != p);
+    if (L > Ls) ++long_cycles, long_units += L;
+  }
+  std::int64_t S = min_segment_length;
+  if (long_cycles > 0) S = std::max(S, (long_units + (k_cap - long_cycles) - 1) / (k_cap - long_cycles));
+  g.segments.clear();
+  seen.assign(static_cast<std::size_t>(N), false);
+  std::vector<std::uint32_t> cycle;
+  for (std::uint32_t p = 0; p < n && long_cycles > 0; ++p) {
+    if (seen[p]) continue;
+    cycle.clear();
+    std::uint32_t q = p;
+    do {
+      seen[q] = true;
+      cycle.push_back(q);
+      q = map.next(q);
+    } while (q != p);
+    const auto L = static_cast<std::int64_t>(cycle.size());
+    if (L <= Ls) continue;
+    const std::int64_t k = (L + S - 1) / S;  // segments of floor(i L / k) .. floor((i + 1) L / k)
+    for (std::int64_t i = 0; i < k; ++i) {
+      g.segments.push_back(cycle[static_cast<std::size_t>(i * L / k)]);
+      g.segments.push_back(cycle[static_cast<std::size_t>((i + 1) % k * L / k)]);
+    }
+  }
+  g.algo = inplace_algorithm::tile_cycles;
+  g.tile = t;
+  g.tiles_a = g.rows / t;
+  g.tiles_b = g.cols / t;
+  g.units = N;
+  g.short_cycle = Ls;
+  g.segment_length = S;
+  const auto segments = static_cast<std::int64_t>(g.segments.size() / 2);
+  g.workspace_bytes = segments == 0 ? 0 : g.batch * segments * unit + workspace_slack;
+  return true;
+}
+
 }  // namespace
 
-status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes) {
+status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
+                             bool allow_tile_cycles) {
   g = inplace_geometry{};
   span_bytes = 0;
   if (p.rows < 0) return invalid("rows = ", p.rows, " is negative");
@@ -82,6 +168,7 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   g.b = g.n / g.c;
   g.a_inv_mod_b = g.b > 1 ? inverse_mod(g.a, g.b) : 0;
   g.workspace_bytes = shuffle_staging_for(g, inplace_tuning::portable_smem_bytes).workspace_bytes;
+  if (allow_tile_cycles) plan_tile_cycles(g);
   return status::ok();
 }
 

@@ -49,6 +49,39 @@ XPOSE_HD void triangle_pair(std::uint64_t t, std::int64_t& I, std::int64_t& J) {
   J = tt - i * (i + 1) / 2;
 }
 
+/// `tile_cycles`' unit permutation: after its tile pass a matrix is an [A][t][B] array of units (t contiguous
+/// elements) that must become [B][t][A]. next(p) is where the unit now at p goes: p = (x t + y) B + z ->
+/// (z t + y) A + x. Units < 2^32 (the planner's limit).
+struct unit_cycle_map {
+  std::uint64_t A = 1, t = 1;
+  fast_divmod div_B, div_t;
+
+  unit_cycle_map() = default;
+  unit_cycle_map(std::int64_t A_, std::int64_t t_, std::int64_t B_)
+      : A(static_cast<std::uint64_t>(A_)), t(static_cast<std::uint64_t>(t_)),
+        div_B(static_cast<std::uint64_t>(B_)), div_t(static_cast<std::uint64_t>(t_)) {}
+
+  XPOSE_HD std::uint32_t next(std::uint32_t p) const {
+    std::uint64_t z = 0, y = 0;
+    const std::uint64_t q = div_B.divmod(p, z);
+    const std::uint64_t x = div_t.divmod(q, y);
+    return static_cast<std::uint32_t>((z * t + y) * A + x);
+  }
+};
+
+/// Whether unit p is the smallest unit of a cycle of 2 .. `limit` units of `map` (the executors move those
+/// cycles from their smallest unit; longer ones come as the plan's segments).
+template <class Map>
+XPOSE_HD bool leads_short_cycle(const Map& map, std::uint32_t p, std::uint32_t limit) {
+  std::uint32_t y = p;
+  for (std::uint32_t k = 1; k <= limit; ++k) {
+    y = map.next(y);
+    if (y == p) return k > 1;
+    if (y < p) return false;
+  }
+  return false;
+}
+
 struct shuffle_maps {
   std::uint64_t m = 1, n = 1, c = 1, b = 1, a_inv = 0;
   fast_divmod div_m, div_n, div_b, div_c;

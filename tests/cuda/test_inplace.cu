@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "common/cuda_check.cuh"
 #include "common/inplace_oracle.cuh"
 #include "common/test_seed.hpp"
+#include "cuda/dispatch/dispatch.hpp"
+#include "plan/inplace.hpp"
 #include "xpose/inplace.hpp"
 
 namespace {
@@ -20,23 +23,28 @@ using test::device_buffer;
 
 // Transposes `p` in a pattern-filled allocation (data at byte `shift`, 64 guard bytes after), with a
 // poisoned workspace, and checks every byte of the allocation.
-void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr) {
-  SCOPED_TRACE(::testing::Message() << p << ", shift " << shift);
+// `tile_cycles` = false plans rectangular shapes with `shuffle` whatever their gcd (both stay tested).
+void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr, bool tile_cycles = true) {
+  SCOPED_TRACE(::testing::Message() << p << ", shift " << shift << (tile_cycles ? "" : ", shuffle only"));
+  inplace_geometry g;
+  std::int64_t span = 0;
+  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, tile_cycles));
   auto plan = make_inplace_plan(p);
   ASSERT_TRUE(plan) << plan.error();
-  const std::uint64_t bytes = static_cast<std::uint64_t>(shift + plan->span_bytes() + 64);
-  device_buffer buf(bytes), ws(static_cast<std::size_t>(plan->workspace_bytes()));
+  const std::uint64_t bytes = static_cast<std::uint64_t>(shift + span + 64);
+  device_buffer buf(bytes), ws(static_cast<std::size_t>(g.workspace_bytes));
   ASSERT_NE(buf.ptr, nullptr);
   ASSERT_NE(ws.ptr, nullptr);
   unsigned long long* d_wrong = nullptr;
   CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
   CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
-  if (plan->workspace_bytes() > 0) CUDA_OK(cudaMemsetAsync(ws.ptr, 0xA5, static_cast<std::size_t>(plan->workspace_bytes()), stream));
-  const status s = plan->execute(buf.bytes() + shift, ws.ptr, plan->workspace_bytes(), stream);
+  if (g.workspace_bytes > 0) CUDA_OK(cudaMemsetAsync(ws.ptr, 0xA5, static_cast<std::size_t>(g.workspace_bytes), stream));
+  const status s = tile_cycles ? plan->execute(buf.bytes() + shift, ws.ptr, plan->workspace_bytes(), stream)
+                               : detail::cuda_execute_inplace(g, buf.bytes() + shift, ws.ptr, stream);
   ASSERT_TRUE(s) << s;
   unsigned long long wrong = 1;
-  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, plan->geometry(), shift, d_wrong, wrong, stream));
-  EXPECT_EQ(wrong, 0ull) << *plan;
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, g, shift, d_wrong, wrong, stream));
+  EXPECT_EQ(wrong, 0ull) << g;
   cudaFree(d_wrong);
 }
 
@@ -91,11 +99,28 @@ TEST(InplaceGpu, StagingModesRowsWavesWorkspaceStripsRotations) {
   check({1048576, 3, 4});      // few long rows: waves through the workspace
   check({3, 1048576, 4});      // r2c waves (inverse row map)
   check({4194304, 4, 1});
-  check({1200, 700, 4});       // gcd 100: rotation pass, c2r
-  check({700, 1200, 8});       // r2c with rotation
+  check({1200, 700, 4}, 0, nullptr, false);  // gcd 100: rotation pass, c2r
+  check({700, 1200, 8}, 0, nullptr, false);  // r2c with rotation
+  check({600, 400, 1, 3}, 0, nullptr, false);
   check({20000, 16001, 16});   // strips of 16001 x 16 B > shared memory: workspace slots
   check({60000, 3001, 4});
   check({8191, 8193, 4});
+}
+
+TEST(InplaceGpu, TileCyclesShapesBatchesGapsAndShifts) {
+  check({1200, 700, 4});   // 400-byte units, short cycles and segments
+  check({700, 1200, 8});
+  check({960, 640, 2, 3});  // batch
+  check({100, 50, 4, 40, 0, 100 * 50 + 7});  // gaps between matrices
+  check({1080, 1920, 3});   // 360-byte units of 3-byte pixels
+  check({1080, 1920, 4}, 4);  // misaligned base: narrower words
+  check({256, 4096, 1});
+  check({4096, 8192, 2});   // 8 KiB units, short cycles only
+  check({12000, 7000, 4});  // 2000 segments
+  check({30000, 20000, 2});
+  for (std::int64_t U : {1, 2, 4, 8, 16, 3, 12})
+    for (std::int64_t r : {64, 96, 128})
+      for (std::int64_t c : {32, 64, 192, 256}) check({r, c, U}, U % 4 == 0 ? 4 : 0);
 }
 
 TEST(InplaceGpu, ErrorsNameTheArgument) {
@@ -121,7 +146,36 @@ TEST(InplaceGpu, StreamsAndCudaGraphReplays) {
   cudaStream_t stream = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   check({1000, 1000, 4}, 0, stream);
-  check({1500, 900, 4}, 0, stream);
+  check({1500, 900, 4}, 0, stream);  // tile_cycles
+  check({1500, 900, 4}, 0, stream, false);
+  {  // tile_cycles captured: 1200 x 600, then 600 x 1200, restores the matrix
+    auto there = make_inplace_plan({1200, 600, 4}), back = make_inplace_plan({600, 1200, 4});
+    ASSERT_TRUE(there && back);
+    ASSERT_EQ(there->algo(), inplace_algorithm::tile_cycles);
+    const std::uint64_t bytes = 1200 * 600 * 4;
+    const std::int64_t wsb = std::max(there->workspace_bytes(), back->workspace_bytes());
+    device_buffer buf(bytes), ws(static_cast<std::size_t>(wsb));
+    CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    const status s1 = there->execute(buf.ptr, ws.ptr, wsb, stream);
+    const status s2 = back->execute(buf.ptr, ws.ptr, wsb, stream);
+    CUDA_OK(cudaStreamEndCapture(stream, &graph));
+    ASSERT_TRUE(s1) << s1;
+    ASSERT_TRUE(s2) << s2;
+    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_OK(cudaGraphLaunch(exec, stream));
+    unsigned long long* d_wrong = nullptr;
+    CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
+    unsigned long long wrong = 1;
+    CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, inplace_geometry{inplace_algorithm::none, 4, 1, 1200 * 600, 1, 1200 * 600, 1200 * 600}, 0,
+                                      d_wrong, wrong, stream));
+    EXPECT_EQ(wrong, 0ull) << "there and back must restore the matrix";
+    cudaFree(d_wrong);
+    cudaGraphExecDestroy(exec);
+    cudaGraphDestroy(graph);
+  }
   // Captured in a graph and replayed twice: a square transposed twice is the identity.
   auto plan = make_inplace_plan({1024, 1024, 2});
   ASSERT_TRUE(plan);

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "common/test_seed.hpp"
+#include "cpu/inplace_cpu.hpp"
+#include "cuda/tuning/inplace.hpp"
 #include "plan/inplace.hpp"
 #include "plan/inplace_maps.hpp"
 #include "xpose/inplace.hpp"
@@ -28,20 +30,28 @@ unsigned char pattern(std::int64_t b, std::int64_t r, std::int64_t c, std::int64
 
 // Fills a batch (with gaps poisoned 0xEE), transposes it on the host, and checks every byte: the transposed
 // elements, and the gaps (between pitched rows and between matrices) untouched.
-void check_host(const inplace_problem& p, int threads = 0) {
-  SCOPED_TRACE(::testing::Message() << p << ", threads " << threads);
-  auto plan = make_inplace_plan(p);
-  ASSERT_TRUE(plan) << plan.error();
-  const inplace_geometry& g = plan->geometry();
+// `tile_cycles` = false plans rectangular shapes with `shuffle` whatever their gcd.
+void check_host(const inplace_problem& p, int threads = 0, bool tile_cycles = true) {
+  SCOPED_TRACE(::testing::Message() << p << ", threads " << threads << (tile_cycles ? "" : ", shuffle only"));
+  inplace_geometry g;
+  std::int64_t span = 0;
+  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, tile_cycles));
   const std::int64_t U = p.elem_bytes;
-  std::vector<unsigned char> buf(static_cast<std::size_t>(plan->span_bytes() + 64), 0xEE);
+  std::vector<unsigned char> buf(static_cast<std::size_t>(span + 64), 0xEE);
   unsigned char* data = buf.data() + 32;  // guard bytes before and after
   for (std::int64_t b = 0; b < g.batch; ++b)
     for (std::int64_t r = 0; r < g.rows; ++r)
       for (std::int64_t c = 0; c < g.cols; ++c)
         for (std::int64_t k = 0; k < U; ++k) data[((b * g.batch_stride + r * g.ld + c) * U) + k] = pattern(b, r, c, k);
   const std::vector<unsigned char> before = buf;
-  ASSERT_TRUE(plan->execute_host(data, threads));
+  if (tile_cycles) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan) << plan.error();
+    ASSERT_EQ(plan->algo(), g.algo);
+    ASSERT_TRUE(plan->execute_host(data, threads));
+  } else {
+    ASSERT_TRUE(detail::cpu_execute_inplace(g, data, threads));
+  }
   const std::int64_t out_ld = g.rows == g.cols ? g.ld : g.rows;
   std::vector<char> touched(buf.size(), 0);
   std::int64_t bad = 0;
@@ -95,14 +105,88 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(vec->algo(), inplace_algorithm::none);
   auto tall = make_inplace_plan({12000, 7000, 4});
   ASSERT_TRUE(tall);
-  EXPECT_EQ(tall->algo(), inplace_algorithm::shuffle);
+  EXPECT_EQ(tall->algo(), inplace_algorithm::tile_cycles);  // gcd 1000: 4000-byte units
+  EXPECT_EQ(tall->geometry().tile, 1000);
+  EXPECT_EQ(tall->geometry().units, 12 * 7000);
   EXPECT_TRUE(tall->geometry().c2r);
   EXPECT_EQ(tall->geometry().m, 7000);
   EXPECT_EQ(tall->geometry().c, 1000);
+  inplace_geometry g;
+  std::int64_t span = 0;
+  ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, false));
+  EXPECT_EQ(g.algo, inplace_algorithm::shuffle);
+  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1
+  ASSERT_TRUE(prime);
+  EXPECT_EQ(prime->algo(), inplace_algorithm::shuffle);
+  auto small_units = make_inplace_plan({4194304, 4, 4});  // gcd 4: 16-byte units are too small
+  ASSERT_TRUE(small_units);
+  EXPECT_EQ(small_units->algo(), inplace_algorithm::shuffle);
+  auto big_gcd = make_inplace_plan({16384, 8192, 4});  // the largest divisor of 8192 with units <= 8 KiB
+  ASSERT_TRUE(big_gcd);
+  EXPECT_EQ(big_gcd->algo(), inplace_algorithm::tile_cycles);
+  EXPECT_EQ(big_gcd->geometry().tile, 2048);
   auto wide = make_inplace_plan({3, 1048576, 4});
   ASSERT_TRUE(wide);
   EXPECT_FALSE(wide->geometry().c2r);
   EXPECT_EQ(wide->geometry().m, 3);
+}
+
+// Replays tile_cycles' unit pass on unit ids alone: the plan's segments (from their saved first units) and
+// the short cycles found by leads_short_cycle must move every unit exactly to unit_cycle_map's target.
+void check_cycle_table(const inplace_problem& p) {
+  SCOPED_TRACE(::testing::Message() << p);
+  auto plan = make_inplace_plan(p);
+  ASSERT_TRUE(plan) << plan.error();
+  const inplace_geometry& g = plan->geometry();
+  ASSERT_EQ(g.algo, inplace_algorithm::tile_cycles);
+  const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
+  EXPECT_LE(K, detail::inplace_tuning::max_cycle_segments);
+  EXPECT_LE(g.batch * K * g.tile * g.elem_bytes, detail::inplace_tuning::cycle_workspace_budget);
+  EXPECT_EQ(g.units * g.tile, g.rows * g.cols);
+  const detail::unit_cycle_map map(g.tiles_a, g.tile, g.tiles_b);
+  const auto N = static_cast<std::uint32_t>(g.units);
+  std::vector<std::uint32_t> at(N);  // unit id now at each position
+  std::iota(at.begin(), at.end(), 0u);
+  std::vector<std::uint32_t> saved(static_cast<std::size_t>(K));
+  for (std::int64_t s = 0; s < K; ++s) saved[static_cast<std::size_t>(s)] = at[g.segments[2 * static_cast<std::size_t>(s)]];
+  std::vector<int> writes(N, 0);
+  auto walk = [&](std::uint32_t start, std::uint32_t stop, std::uint32_t carry) {
+    for (std::uint32_t x = start;;) {
+      const std::uint32_t y = map.next(x);
+      const std::uint32_t next = at[y];
+      at[y] = carry;
+      ++writes[y];
+      if (y == stop) return;
+      carry = next;
+      x = y;
+    }
+  };
+  for (std::int64_t s = 0; s < K; ++s)
+    walk(g.segments[2 * static_cast<std::size_t>(s)], g.segments[2 * static_cast<std::size_t>(s) + 1],
+         saved[static_cast<std::size_t>(s)]);
+  for (std::uint32_t u = 0; u < N; ++u)
+    if (detail::leads_short_cycle(map, u, static_cast<std::uint32_t>(g.short_cycle))) walk(u, u, at[u]);
+  std::int64_t wrong = 0, twice = 0;
+  for (std::uint32_t u = 0; u < N; ++u) {
+    wrong += at[map.next(u)] != u;
+    twice += writes[u] > 1 || (writes[u] == 0 && map.next(u) != u);
+  }
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(twice, 0) << "units written other than once (fixed points: never)";
+}
+
+TEST(InplacePlan, TileCyclesSegmentsCoverEveryCycleOnce) {
+  check_cycle_table({12000, 7000, 4});
+  check_cycle_table({7000, 12000, 4});
+  check_cycle_table({16384, 8192, 4});
+  check_cycle_table({20000, 30000, 1});
+  check_cycle_table({30000, 20000, 2});
+  check_cycle_table({5000, 3000, 16});
+  check_cycle_table({1080, 1920, 3});
+  check_cycle_table({1000, 100, 4, 50});  // batches: one table for every matrix
+  check_cycle_table({100, 50, 4, 1000});
+  check_cycle_table({96, 64, 4});
+  check_cycle_table({2, 1 << 19, 64});
 }
 
 TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {
@@ -165,6 +249,22 @@ TEST(InplaceHost, BatchesPitchedSquaresAndGaps) {
   check_host({5, 9, 2, 7, 0, 0});             // batch of rectangles
   check_host({9, 5, 16, 4, 0, 50});           // rectangles with gaps
   check_host({100, 100, 1, 2, 128, 0}, 2);
+}
+
+TEST(InplaceHost, ShuffleOnShapesThatTakeTileCycles) {
+  for (std::int64_t U : {1, 4, 16})
+    for (std::int64_t r : {32, 48, 64})
+      for (std::int64_t c : {16, 32, 96, 128}) check_host({r, c, U}, 0, false);
+  check_host({600, 400, 4}, 0, false);
+}
+
+TEST(InplaceHost, TileCyclesLargerShapesAndBatches) {
+  check_host({1200, 700, 4});  // gcd 100
+  check_host({700, 1200, 4});
+  check_host({960, 640, 2, 3});  // batch of 3
+  check_host({100, 50, 4, 40, 0, 100 * 50 + 7});  // gaps between matrices
+  check_host({1080, 1920, 3}, 2);
+  check_host({256, 4096, 1});
 }
 
 TEST(InplaceHost, RandomLargerShapesOnAllThreads) {

@@ -1,4 +1,5 @@
-// In-place family dispatch: pointer checks, the word size, and the passes of `square` and `shuffle`
+// In-place family dispatch: pointer checks, the word size, and the passes of `square`, `shuffle` and
+// `tile_cycles`
 // (kernels/inplace.cuh, tuning/inplace.hpp).
 #include <cuda_runtime.h>
 
@@ -54,23 +55,34 @@ status launch_square_words(inplace_square_params p, cudaStream_t stream, const d
   return status::ok();
 }
 
-status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, const device_info& dev) {
-  const std::int64_t U = g.elem_bytes;
+// `mats` squares of `side` units with row pitch `ld` bytes: matrix k of the batch (batch_stride bytes apart)
+// is a grid of A x B squares, `row_stride` / `col_stride` bytes apart (1 x 1 for `square`).
+struct square_grid {
+  std::int64_t side, ld, batch, batch_stride, A = 1, B = 1, row_stride = 0, col_stride = 0;
+};
+
+status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_t stream, const device_info& dev) {
   inplace_square_params p{};
   p.data = static_cast<unsigned char*>(data);
-  p.n = g.rows;
-  p.ld = g.ld * U;
-  p.batch_stride = g.batch_stride * U;
-  const std::uint64_t bs = static_cast<std::uint64_t>(g.batch > 1 ? p.batch_stride : 0);
+  p.n = q.side;
+  p.ld = q.ld;
+  p.batch_stride = q.batch_stride;
+  p.grid = fast_divmod(static_cast<std::uint64_t>(q.A * q.B));
+  p.grid_b = fast_divmod(static_cast<std::uint64_t>(q.B));
+  p.grid_row_stride = q.row_stride;
+  p.grid_col_stride = q.col_stride;
+  const std::uint64_t bs = static_cast<std::uint64_t>(q.batch > 1 ? p.batch_stride : 0);
+  const auto rs = static_cast<std::uint64_t>(q.row_stride), cs = static_cast<std::uint64_t>(q.col_stride);
   const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
-                                         static_cast<std::uint64_t>(p.ld), bs});
+                                         static_cast<std::uint64_t>(p.ld), bs, rs, cs});
   const bool rows_aligned16 =
-      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs}) == 16;
+      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) == 16;
+  const std::int64_t mats = q.batch * q.A * q.B;
   auto set_tiles = [&](std::int64_t T) {
     p.tile = static_cast<int>(T);
-    p.tiles = (g.rows + T - 1) / T;
+    p.tiles = (q.side + T - 1) / T;
     p.pairs = fast_divmod(static_cast<std::uint64_t>(p.tiles * (p.tiles + 1) / 2));
-    p.tasks = g.batch * p.tiles * (p.tiles + 1) / 2;
+    p.tasks = mats * p.tiles * (p.tiles + 1) / 2;
   };
   if (rows_aligned16) {
     switch (U) {
@@ -90,6 +102,76 @@ status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, co
     case 4: return launch_square_words<std::uint32_t>(p, stream, dev);
     case 8: return launch_square_words<uint2>(p, stream, dev);
     default: return launch_square_words<uint4>(p, stream, dev);
+  }
+}
+
+status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t U = g.elem_bytes;
+  return run_squares(U, square_grid{g.rows, g.ld * U, g.batch, g.batch_stride * U}, data, stream, dev);
+}
+
+// ---- tile_cycles -----------------------------------------------------------------------------------------
+
+template <class Word>
+status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char* ws, cudaStream_t stream,
+                  const device_info& dev) {
+  constexpr int R = cycles_words_per_lane, warps = cycles_threads / 32;
+  inplace_cycles_params p{};
+  p.data = data;
+  p.saved = ws;
+  p.batch_stride = g.batch_stride * g.elem_bytes;
+  p.unit_bytes = g.tile * g.elem_bytes;
+  p.unit_words = p.unit_bytes / static_cast<std::int64_t>(sizeof(Word));
+  p.map = unit_cycle_map(g.tiles_a, g.tile, g.tiles_b);
+  p.units = static_cast<std::uint32_t>(g.units);
+  p.short_cycle = static_cast<std::uint32_t>(g.short_cycle);
+  p.segments = static_cast<std::int64_t>(g.segments.size() / 2);
+  p.batch = g.batch;
+  const std::int64_t groups = (p.unit_words + 32 * R - 1) / (32 * R);
+  const std::int64_t chunks = (g.units + cycles_threads - 1) / cycles_threads;
+  p.div_segments = fast_divmod(static_cast<std::uint64_t>(std::max<std::int64_t>(p.segments, 1)));
+  p.div_groups = fast_divmod(static_cast<std::uint64_t>(groups));
+  p.div_chunks = fast_divmod(static_cast<std::uint64_t>(chunks));
+  p.div_unit_words = fast_divmod(static_cast<std::uint64_t>(p.unit_words));
+  p.segment_tasks = g.batch * p.segments * groups;
+  p.block_tasks = (p.segment_tasks + warps - 1) / warps + g.batch * chunks;
+  if (p.segments > inplace_tuning::max_cycle_segments)
+    return status(status_code::internal, "inplace tile_cycles: more segments than the kernel parameters hold");
+  if (p.segments > 0 && ws == nullptr)
+    return status(status_code::internal, "inplace tile_cycles: segments need the workspace");
+  std::copy(g.segments.begin(), g.segments.end(), p.table);
+  const std::int64_t cap = std::int64_t{dev.sm_count} * (2048 / cycles_threads);
+  if (p.segments > 0) {
+    const std::int64_t words = g.batch * p.segments * p.unit_words;
+    const std::int64_t blocks = std::min<std::int64_t>((words + 255) / 256, cap * 4);
+    inplace_cycles_save_kernel<Word><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles_save launch");
+  }
+  const std::int64_t blocks = std::min<std::int64_t>(p.block_tasks, cap * 8);
+  inplace_cycles_kernel<Word, R><<<static_cast<unsigned>(blocks), cycles_threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles launch");
+  return status::ok();
+}
+
+status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                       const device_info& dev) {
+  const std::int64_t U = g.elem_bytes, ld = g.cols * U;
+  const square_grid q{g.tile, ld, g.batch, g.batch_stride * U, g.tiles_a, g.tiles_b, g.tile * ld, g.tile * U};
+  if (status s = run_squares(U, q, data, stream, dev); !s) return s;
+  unsigned char* ws = nullptr;
+  if (workspace != nullptr) {  // rounded up to 256 bytes (workspace_slack)
+    const auto w = reinterpret_cast<std::uintptr_t>(workspace);
+    ws = static_cast<unsigned char*>(workspace) + ((256 - w % 256) % 256);
+  }
+  auto* d = static_cast<unsigned char*>(data);
+  const std::int64_t word = common_word({static_cast<std::uint64_t>(g.tile * U), reinterpret_cast<std::uint64_t>(data),
+                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
+  switch (word) {
+    case 1: return run_cycles<std::uint8_t>(g, d, ws, stream, dev);
+    case 2: return run_cycles<std::uint16_t>(g, d, ws, stream, dev);
+    case 4: return run_cycles<std::uint32_t>(g, d, ws, stream, dev);
+    case 8: return run_cycles<uint2>(g, d, ws, stream, dev);
+    default: return run_cycles<uint4>(g, d, ws, stream, dev);
   }
 }
 
@@ -215,6 +297,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::none: return status::ok();
     case inplace_algorithm::square: return run_square(g, d_data, stream, dev);
     case inplace_algorithm::shuffle: return run_shuffle(g, d_data, d_workspace, stream, dev);
+    case inplace_algorithm::tile_cycles: return run_tile_cycles(g, d_data, d_workspace, stream, dev);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
 }

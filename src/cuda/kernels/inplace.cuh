@@ -13,6 +13,7 @@
 //   grid: 1-D over lines (grid-stride); block: 256-1024 threads.
 // * shuffle_rows_gather<Word, SingleWord>: the row pass for rows too long for a block, or too few: the
 //   dispatcher copies a wave of rows to the workspace, then every block gathers row words back from it.
+// * square_* over a grid of squares and cycles_save / cycles: tile_cycles (see below).
 #pragma once
 
 #include <cstdint>
@@ -29,11 +30,25 @@ struct inplace_square_params {
   std::int64_t n;             // matrix side (units)
   std::int64_t ld;            // bytes between rows
   std::int64_t batch_stride;  // bytes between matrices
+  // tile_cycles' tile pass: each matrix of the batch is a grid of A x B squares (1 x 1 for `square`).
+  fast_divmod grid;           // by A B
+  fast_divmod grid_b;         // by B
+  std::int64_t grid_row_stride;  // bytes between square rows of the grid
+  std::int64_t grid_col_stride;  // bytes between square columns
   std::int64_t tiles;         // tiles a side
   fast_divmod pairs;          // tile pairs a matrix: tiles (tiles + 1) / 2
-  std::int64_t tasks;         // batch x pairs
+  std::int64_t tasks;         // batch x A x B x pairs
   int unit_words;             // words: K
   int tile;                   // words: tile side (units)
+
+  /// First byte of square `k` (batch-major, then grid rows, then grid columns).
+  __device__ __forceinline__ unsigned char* square_base(std::uint64_t k) const {
+    std::uint64_t r = 0, j = 0;
+    const std::uint64_t b = grid.divmod(k, r);
+    const std::uint64_t i = grid_b.divmod(r, j);
+    return data + static_cast<std::int64_t>(b) * batch_stride + static_cast<std::int64_t>(i) * grid_row_stride +
+           static_cast<std::int64_t>(j) * grid_col_stride;
+  }
 };
 
 template <int UnitBytes>
@@ -51,7 +66,7 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
     std::int64_t I = 0, J = 0;
     triangle_pair(pr, I, J);
-    unsigned char* base = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
+    unsigned char* base = p.square_base(b);
     unsigned char* a_ptr = base + I * T * p.ld + J * T * UnitBytes;  // tile A: rows I T.., cols J T..
     unsigned char* b_ptr = base + J * T * p.ld + I * T * UnitBytes;  // tile B: its mirror
     const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;   // B has them swapped
@@ -84,7 +99,7 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
     const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
     std::int64_t I = 0, J = 0;
     triangle_pair(pr, I, J);
-    unsigned char* base = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
+    unsigned char* base = p.square_base(b);
     const std::int64_t U = static_cast<std::int64_t>(K) * sizeof(Word);
     unsigned char* ptr[2] = {base + I * T * p.ld + J * T * U, base + J * T * p.ld + I * T * U};
     const std::int64_t rows_left[2] = {p.n - I * T, p.n - J * T};
@@ -240,6 +255,128 @@ __global__ void __launch_bounds__(256) inplace_shuffle_rows_gather_kernel(const 
                                       : p.maps.row_d(static_cast<std::uint64_t>(i), j);
     Word* row = reinterpret_cast<Word*>(p.data + b * p.batch_stride) + i * row_words;
     row[xr] = wave[t * row_words + src * K + k];
+  }
+}
+
+// ---- tile_cycles' unit pass ------------------------------------------------------------------------------
+//
+// * cycles_save<Word>: copies the first unit of every segment (plan's table) of every matrix to the workspace.
+// * cycles<Word, R>: moves every unit once along the cycles of unit_cycle_map. A warp task is one segment
+//   and one group of 32 R words of its units: each lane carries R words of the unit it holds, loads the
+//   same words of the unit at the next position, stores its own there, and goes on until the segment's end
+//   (the next segment's first unit, saved beforehand). Lanes never share words, so no barrier is needed.
+//   Block tasks after the segments test 256 units each for leading a short cycle (leads_short_cycle) and
+//   move those cycles the same way, one warp a cycle. Loads go through L2 (__ldcg): neighbouring units may
+//   share a line that another SM has written. grid: 1-D (grid-stride); block: cycles_threads.
+
+inline constexpr int cycles_threads = 256;
+inline constexpr int cycles_words_per_lane = 4;
+
+struct inplace_cycles_params {
+  unsigned char* data;
+  unsigned char* saved;         // workspace: batch x segments units
+  std::int64_t batch_stride;    // bytes between matrices
+  std::int64_t unit_bytes;
+  std::int64_t unit_words;      // unit_bytes / sizeof(Word)
+  unit_cycle_map map;
+  std::uint32_t units;          // units a matrix
+  std::uint32_t short_cycle;
+  std::int64_t segments;        // K (table entries / 2)
+  std::int64_t batch;
+  fast_divmod div_segments;     // by max(K, 1)
+  fast_divmod div_groups;       // by word groups a unit
+  fast_divmod div_chunks;       // by 256-unit chunks a matrix
+  fast_divmod div_unit_words;   // by unit_words
+  std::int64_t segment_tasks;   // batch x K x groups (warp tasks)
+  std::int64_t block_tasks;     // ceil(segment_tasks / warps) + batch x chunks
+  std::uint32_t table[2 * inplace_tuning::max_cycle_segments];
+};
+
+template <class Word>
+__global__ void __launch_bounds__(256) inplace_cycles_save_kernel(const __grid_constant__ inplace_cycles_params p) {
+  const std::int64_t total = p.batch * p.segments * p.unit_words;
+  for (std::int64_t x = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; x < total;
+       x += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t w = 0, s = 0;
+    const std::uint64_t bs = p.div_unit_words.divmod(static_cast<std::uint64_t>(x), w);
+    const std::uint64_t b = p.div_segments.divmod(bs, s);
+    const unsigned char* unit =
+        p.data + static_cast<std::int64_t>(b) * p.batch_stride + static_cast<std::int64_t>(p.table[2 * s]) * p.unit_bytes;
+    reinterpret_cast<Word*>(p.saved + static_cast<std::int64_t>(bs) * p.unit_bytes)[w] =
+        __ldcg(reinterpret_cast<const Word*>(unit) + w);
+  }
+}
+
+/// Moves units from `start` on, carrying `carry` (the unit that was at `start`), until `stop`, which receives
+/// the last one; this lane's words are w0 + r * 32 for r < R that are below p.unit_words.
+template <class Word, int R>
+__device__ __forceinline__ void cycles_walk(const inplace_cycles_params& p, unsigned char* mat, std::uint32_t start,
+                                            std::uint32_t stop, Word (&carry)[R], std::int64_t w0) {
+  for (std::uint32_t x = start;;) {
+    const std::uint32_t y = p.map.next(x);
+    Word* dst = reinterpret_cast<Word*>(mat + static_cast<std::int64_t>(y) * p.unit_bytes) + w0;
+    Word next[R];
+    if (y != stop) {
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (w0 + r * 32 < p.unit_words) next[r] = __ldcg(dst + r * 32);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      if (w0 + r * 32 < p.unit_words) dst[r * 32] = carry[r];
+    if (y == stop) return;
+#pragma unroll
+    for (int r = 0; r < R; ++r) carry[r] = next[r];
+    x = y;
+  }
+}
+
+template <class Word, int R>
+__global__ void __launch_bounds__(cycles_threads) inplace_cycles_kernel(const __grid_constant__ inplace_cycles_params p) {
+  constexpr int warps = cycles_threads / 32;
+  __shared__ std::uint32_t leaders[cycles_threads];
+  __shared__ int leader_count;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::int64_t segment_blocks = (p.segment_tasks + warps - 1) / warps;
+  for (std::int64_t task = blockIdx.x; task < p.block_tasks; task += gridDim.x) {
+    if (task < segment_blocks) {
+      const std::int64_t wt = task * warps + warp;
+      if (wt >= p.segment_tasks) continue;
+      std::uint64_t g = 0, s = 0;
+      const std::uint64_t bs = p.div_groups.divmod(static_cast<std::uint64_t>(wt), g);
+      const std::uint64_t b = p.div_segments.divmod(bs, s);
+      const std::int64_t w0 = static_cast<std::int64_t>(g) * 32 * R + lane;
+      const Word* from = reinterpret_cast<const Word*>(p.saved + static_cast<std::int64_t>(bs) * p.unit_bytes) + w0;
+      Word carry[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        if (w0 + r * 32 < p.unit_words) carry[r] = __ldcg(from + r * 32);
+      cycles_walk<Word, R>(p, p.data + static_cast<std::int64_t>(b) * p.batch_stride, p.table[2 * s],
+                           p.table[2 * s + 1], carry, w0);
+      continue;
+    }
+    std::uint64_t c = 0;
+    const std::uint64_t b = p.div_chunks.divmod(static_cast<std::uint64_t>(task - segment_blocks), c);
+    unsigned char* mat = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
+    if (threadIdx.x == 0) leader_count = 0;
+    __syncthreads();
+    const std::uint64_t u = c * cycles_threads + threadIdx.x;
+    if (u < p.units && leads_short_cycle(p.map, static_cast<std::uint32_t>(u), p.short_cycle))
+      leaders[atomicAdd(&leader_count, 1)] = static_cast<std::uint32_t>(u);
+    __syncthreads();
+    const int count = leader_count;
+    for (int l = warp; l < count; l += warps) {
+      const std::uint32_t q = leaders[l];
+      for (std::int64_t w0 = lane; w0 < p.unit_words; w0 += 32 * R) {
+        const Word* from = reinterpret_cast<const Word*>(mat + static_cast<std::int64_t>(q) * p.unit_bytes) + w0;
+        Word carry[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (w0 + r * 32 < p.unit_words) carry[r] = __ldcg(from + r * 32);
+        cycles_walk<Word, R>(p, mat, q, q, carry, w0);
+      }
+    }
+    __syncthreads();  // leaders[] and leader_count are reused by the next task
   }
 }
 

@@ -24,6 +24,27 @@ inline constexpr std::int64_t max_strip_slots = 256;
 /// rows are moved by all blocks together through the workspace (a copy, then a gather).
 inline constexpr std::int64_t min_rows_per_block_staging = 128;
 
+/// tile_cycles: a unit (t contiguous elements, t a divisor of gcd(rows, cols)) must hold at least this many
+/// bytes, or the shape takes `shuffle`; the plan takes the largest t whose unit is at most the target.
+inline constexpr std::int64_t cycle_unit_min_bytes = 64;
+inline constexpr std::int64_t cycle_unit_target_bytes = 8192;
+/// Units a matrix at most: the planner walks every cycle (O(units) host time), and the segments (at most
+/// target_cycle_segments) must stay short: each is a chain of dependent moves.
+inline constexpr std::int64_t max_cycle_units = std::int64_t{1} << 18;
+/// Segments of long cycles at most: the (start, end) table travels in kernel parameters (8 bytes each;
+/// the 32764-byte parameter space of CUDA 12.1+ on sm_70+).
+inline constexpr std::int64_t max_cycle_segments = 3840;
+/// Segments the plan aims for (fewer when the cycles are short), and the workspace their saved first units
+/// may take.
+inline constexpr std::int64_t target_cycle_segments = 2048;
+inline constexpr std::int64_t cycle_workspace_budget = std::int64_t{32} << 20;
+/// Cycles of at most this many units (or more, when few segments are allowed) are found by the executors.
+inline constexpr std::int64_t min_short_cycle = 16;
+/// Segments hold at least this many units (the saved first units cost at most 1/8 more traffic).
+inline constexpr std::int64_t min_segment_length = 8;
+/// Bound on the executors' leader tests: batch x units x short_cycle index steps.
+inline constexpr std::int64_t max_leader_test_steps = std::int64_t{1} << 32;
+
 /// Largest power of two <= x (x >= 1).
 constexpr std::int64_t floor_pow2(std::int64_t x) {
   std::int64_t p = 1;
