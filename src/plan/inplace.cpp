@@ -28,31 +28,36 @@ std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
   return x < 0 ? x + b : x;
 }
 
-// The largest divisor t of c with t * unit <= cycle_unit_target_bytes, or, when that unit is below
-// cycle_unit_min_bytes, the smallest divisor whose unit reaches it; 0 when no divisor does.
-std::int64_t cycle_tile(std::int64_t c, std::int64_t unit) {
+// The tile side t (a divisor of c = gcd(rows, cols)): units of t elements of at least cycle_unit_min_bytes,
+// at most max_cycle_units of them a matrix; among those, 16-byte multiples first (the tile pass and the unit
+// moves then use 16-byte vectors), then the largest unit up to cycle_unit_target_bytes, else the smallest
+// above it. 0 when no divisor qualifies.
+std::int64_t cycle_tile(std::int64_t c, std::int64_t unit, std::int64_t elements) {
   using namespace inplace_tuning;
-  std::int64_t best_below = 0, best_above = 0;
+  std::int64_t below[2] = {0, 0}, above[2] = {0, 0};  // [aligned]
   auto consider = [&](std::int64_t t) {
-    if (t < 2) return;
     const std::int64_t bytes = t * unit;  // t <= c <= rows: fits (the span did)
-    if (bytes <= cycle_unit_target_bytes) best_below = std::max(best_below, t);
-    else if (best_above == 0 || t < best_above) best_above = t;
+    if (t < 2 || bytes < cycle_unit_min_bytes || elements / t > max_cycle_units) return;
+    const int aligned = bytes % 16 == 0;
+    if (bytes <= cycle_unit_target_bytes) below[aligned] = std::max(below[aligned], t);
+    else if (above[aligned] == 0 || t < above[aligned]) above[aligned] = t;
   };
   for (std::int64_t d = 1; d * d <= c; ++d)
     if (c % d == 0) consider(d), consider(c / d);
-  if (best_below != 0 && best_below * unit >= cycle_unit_min_bytes) return best_below;
-  return best_above;  // > target >= min, or 0
+  for (int aligned : {1, 0}) {
+    if (below[aligned] != 0) return below[aligned];
+    if (above[aligned] != 0) return above[aligned];
+  }
+  return 0;
 }
 
 // Fills g's tile_cycles fields and returns true when the shape suits it (see inplace.hpp).
 bool plan_tile_cycles(inplace_geometry& g) {
   using namespace inplace_tuning;
-  const std::int64_t t = cycle_tile(g.c, g.elem_bytes);
+  const std::int64_t t = cycle_tile(g.c, g.elem_bytes, g.rows * g.cols);
   if (t == 0) return false;
   const std::int64_t unit = t * g.elem_bytes;
-  const std::int64_t N = g.rows / t * g.cols;  // units a matrix
-  if (N > max_cycle_units) return false;
+  const std::int64_t N = g.rows / t * g.cols;  // units a matrix, <= max_cycle_units
   // Segments allowed: the table's limit and the workspace for their saved first units.
   std::int64_t k_cap = std::min(max_cycle_segments, cycle_workspace_budget / unit / g.batch);
   k_cap = std::min(k_cap, std::max<std::int64_t>(target_cycle_segments, 2));

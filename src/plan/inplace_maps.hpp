@@ -69,15 +69,21 @@ struct unit_cycle_map {
   }
 };
 
-/// Whether unit p is the smallest unit of a cycle of 2 .. `limit` units of `map` (the executors move those
-/// cycles from their smallest unit; longer ones come as the plan's segments).
+/// A bijection of 32-bit unit indices that scatters them (multiplication by an odd constant mod 2^32).
+XPOSE_HD std::uint32_t leader_rank(std::uint32_t p) { return p * 0x9E3779B1u; }
+
+/// Whether unit p leads a cycle of 2 .. `limit` units of `map`: it has the cycle's smallest leader_rank. The
+/// executors move those cycles from their leader; longer ones come as the plan's segments. Ranking by a
+/// scattered index rather than the index itself spreads the leaders evenly over the units (the smallest
+/// index of each cycle tends to be small, which would give all the work to the first few blocks).
 template <class Map>
 XPOSE_HD bool leads_short_cycle(const Map& map, std::uint32_t p, std::uint32_t limit) {
+  const std::uint32_t rank = leader_rank(p);
   std::uint32_t y = p;
   for (std::uint32_t k = 1; k <= limit; ++k) {
     y = map.next(y);
     if (y == p) return k > 1;
-    if (y < p) return false;
+    if (leader_rank(y) < rank) return false;
   }
   return false;
 }

@@ -130,7 +130,7 @@ TEST(InplaceGpu, ErrorsNameTheArgument) {
   device_buffer buf(300 * 200 * 4), ws(static_cast<std::size_t>(plan->workspace_bytes() + 1));
   EXPECT_NE(plan->execute(nullptr).message().find("d_data"), std::string::npos);
   std::vector<float> host(300 * 200);
-  EXPECT_NE(plan->execute(host.data()).message().find("d_data"), std::string::npos);
+  EXPECT_NE(plan->execute(host.data(), ws.ptr, plan->workspace_bytes()).message().find("d_data"), std::string::npos);
   auto big = make_inplace_plan({1048576, 3, 4});
   ASSERT_TRUE(big);
   ASSERT_GT(big->workspace_bytes(), 0);

@@ -186,7 +186,7 @@ TEST(InplacePlan, TileCyclesSegmentsCoverEveryCycleOnce) {
   check_cycle_table({1000, 100, 4, 50});  // batches: one table for every matrix
   check_cycle_table({100, 50, 4, 1000});
   check_cycle_table({96, 64, 4});
-  check_cycle_table({2, 1 << 19, 64});
+  check_cycle_table({2, 1 << 17, 64});
 }
 
 TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {

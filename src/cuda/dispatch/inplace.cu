@@ -115,7 +115,7 @@ status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, co
 template <class Word>
 status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char* ws, cudaStream_t stream,
                   const device_info& dev) {
-  constexpr int R = cycles_words_per_lane, warps = cycles_threads / 32;
+  constexpr int R = cycles_words_per_lane, D = cycles_depth, warps = cycles_threads / 32;
   inplace_cycles_params p{};
   p.data = data;
   p.saved = ws;
@@ -128,7 +128,8 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   p.segments = static_cast<std::int64_t>(g.segments.size() / 2);
   p.batch = g.batch;
   const std::int64_t groups = (p.unit_words + 32 * R - 1) / (32 * R);
-  const std::int64_t chunks = (g.units + cycles_threads - 1) / cycles_threads;
+  const std::int64_t chunks = (g.units + cycles_chunk - 1) / cycles_chunk;
+  p.groups = static_cast<int>(groups);
   p.div_segments = fast_divmod(static_cast<std::uint64_t>(std::max<std::int64_t>(p.segments, 1)));
   p.div_groups = fast_divmod(static_cast<std::uint64_t>(groups));
   p.div_chunks = fast_divmod(static_cast<std::uint64_t>(chunks));
@@ -148,7 +149,7 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
     if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles_save launch");
   }
   const std::int64_t blocks = std::min<std::int64_t>(p.block_tasks, cap * 8);
-  inplace_cycles_kernel<Word, R><<<static_cast<unsigned>(blocks), cycles_threads, 0, stream>>>(p);
+  inplace_cycles_kernel<Word, R, D><<<static_cast<unsigned>(blocks), cycles_threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles launch");
   return status::ok();
 }

@@ -261,16 +261,21 @@ __global__ void __launch_bounds__(256) inplace_shuffle_rows_gather_kernel(const 
 // ---- tile_cycles' unit pass ------------------------------------------------------------------------------
 //
 // * cycles_save<Word>: copies the first unit of every segment (plan's table) of every matrix to the workspace.
-// * cycles<Word, R>: moves every unit once along the cycles of unit_cycle_map. A warp task is one segment
-//   and one group of 32 R words of its units: each lane carries R words of the unit it holds, loads the
-//   same words of the unit at the next position, stores its own there, and goes on until the segment's end
-//   (the next segment's first unit, saved beforehand). Lanes never share words, so no barrier is needed.
-//   Block tasks after the segments test 256 units each for leading a short cycle (leads_short_cycle) and
-//   move those cycles the same way, one warp a cycle. Loads go through L2 (__ldcg): neighbouring units may
-//   share a line that another SM has written. grid: 1-D (grid-stride); block: cycles_threads.
+// * cycles<Word, R, D>: moves every unit once along the cycles of unit_cycle_map. A warp task is one segment
+//   and one group of 32 R words of its units: each lane carries R words of the unit it holds and walks the
+//   chain D positions a round: it loads those words of the next D units (positions on a chain are distinct
+//   and no other task touches them, so the loads may run ahead of the stores), then stores its carried words
+//   at the first position and each loaded unit at the position after it, until the segment's end (the next
+//   segment's first unit, saved beforehand, so never loaded). Lanes never share words: no barrier is needed.
+//   Block tasks after the segments test cycles_chunk units each for leading a short cycle
+//   (leads_short_cycle) and move those cycles the same way, a (cycle, word group) pair a warp. Loads go
+//   through L2 (__ldcg): neighbouring units may share a line that another SM has written.
+//   grid: 1-D (grid-stride); block: cycles_threads.
 
 inline constexpr int cycles_threads = 256;
-inline constexpr int cycles_words_per_lane = 4;
+inline constexpr int cycles_words_per_lane = 2;  // R: 32 R 16-byte words = 1 KiB of a unit per warp task
+inline constexpr int cycles_depth = 4;           // D: chain positions loaded ahead per round
+inline constexpr int cycles_chunk = 64;          // units a short-cycle block task tests
 
 struct inplace_cycles_params {
   unsigned char* data;
@@ -283,9 +288,10 @@ struct inplace_cycles_params {
   std::uint32_t short_cycle;
   std::int64_t segments;        // K (table entries / 2)
   std::int64_t batch;
+  int groups;                   // word groups a unit: ceil(unit_words / (32 R))
   fast_divmod div_segments;     // by max(K, 1)
-  fast_divmod div_groups;       // by word groups a unit
-  fast_divmod div_chunks;       // by 256-unit chunks a matrix
+  fast_divmod div_groups;       // by groups
+  fast_divmod div_chunks;       // by cycles_chunk-unit chunks a matrix
   fast_divmod div_unit_words;   // by unit_words
   std::int64_t segment_tasks;   // batch x K x groups (warp tasks)
   std::int64_t block_tasks;     // ceil(segment_tasks / warps) + batch x chunks
@@ -307,34 +313,52 @@ __global__ void __launch_bounds__(256) inplace_cycles_save_kernel(const __grid_c
   }
 }
 
-/// Moves units from `start` on, carrying `carry` (the unit that was at `start`), until `stop`, which receives
-/// the last one; this lane's words are w0 + r * 32 for r < R that are below p.unit_words.
-template <class Word, int R>
+/// Moves units from `start` on, carrying `carry` (the words of the unit that was at `start`), until `stop`,
+/// which receives the last one; this lane's words are w0 + r * 32 for r < R that are below p.unit_words.
+template <class Word, int R, int D>
 __device__ __forceinline__ void cycles_walk(const inplace_cycles_params& p, unsigned char* mat, std::uint32_t start,
                                             std::uint32_t stop, Word (&carry)[R], std::int64_t w0) {
-  for (std::uint32_t x = start;;) {
-    const std::uint32_t y = p.map.next(x);
-    Word* dst = reinterpret_cast<Word*>(mat + static_cast<std::int64_t>(y) * p.unit_bytes) + w0;
-    Word next[R];
-    if (y != stop) {
+  bool valid[R];
 #pragma unroll
-      for (int r = 0; r < R; ++r)
-        if (w0 + r * 32 < p.unit_words) next[r] = __ldcg(dst + r * 32);
+  for (int r = 0; r < R; ++r) valid[r] = w0 + r * 32 < p.unit_words;
+  std::uint32_t x = start;
+  for (;;) {
+    std::uint32_t y[D];
+    int n = D;  // positions this round; the last is `stop` when the chain ends in it
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      const std::uint32_t from = d == 0 ? x : y[d - 1];
+      y[d] = p.map.next(from);
+      if (n == D && y[d] == stop) n = d + 1;
     }
+    Word v[D][R];
 #pragma unroll
-    for (int r = 0; r < R; ++r)
-      if (w0 + r * 32 < p.unit_words) dst[r * 32] = carry[r];
-    if (y == stop) return;
+    for (int d = 0; d < D; ++d)
+      if (d < n && !(d == n - 1 && y[d] == stop)) {
+        const Word* src = reinterpret_cast<const Word*>(mat + static_cast<std::int64_t>(y[d]) * p.unit_bytes) + w0;
 #pragma unroll
-    for (int r = 0; r < R; ++r) carry[r] = next[r];
-    x = y;
+        for (int r = 0; r < R; ++r)
+          if (valid[r]) v[d][r] = __ldcg(src + r * 32);
+      }
+#pragma unroll
+    for (int d = 0; d < D; ++d)
+      if (d < n) {
+        Word* dst = reinterpret_cast<Word*>(mat + static_cast<std::int64_t>(y[d]) * p.unit_bytes) + w0;
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (valid[r]) dst[r * 32] = d == 0 ? carry[r] : v[d - 1][r];
+      }
+    if (y[n - 1] == stop) return;
+#pragma unroll
+    for (int r = 0; r < R; ++r) carry[r] = v[D - 1][r];
+    x = y[D - 1];
   }
 }
 
-template <class Word, int R>
-__global__ void __launch_bounds__(cycles_threads) inplace_cycles_kernel(const __grid_constant__ inplace_cycles_params p) {
+template <class Word, int R, int D>
+__global__ void __launch_bounds__(cycles_threads, 4) inplace_cycles_kernel(const __grid_constant__ inplace_cycles_params p) {
   constexpr int warps = cycles_threads / 32;
-  __shared__ std::uint32_t leaders[cycles_threads];
+  __shared__ std::uint32_t leaders[cycles_chunk];
   __shared__ int leader_count;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::int64_t segment_blocks = (p.segment_tasks + warps - 1) / warps;
@@ -351,8 +375,8 @@ __global__ void __launch_bounds__(cycles_threads) inplace_cycles_kernel(const __
 #pragma unroll
       for (int r = 0; r < R; ++r)
         if (w0 + r * 32 < p.unit_words) carry[r] = __ldcg(from + r * 32);
-      cycles_walk<Word, R>(p, p.data + static_cast<std::int64_t>(b) * p.batch_stride, p.table[2 * s],
-                           p.table[2 * s + 1], carry, w0);
+      cycles_walk<Word, R, D>(p, p.data + static_cast<std::int64_t>(b) * p.batch_stride, p.table[2 * s],
+                              p.table[2 * s + 1], carry, w0);
       continue;
     }
     std::uint64_t c = 0;
@@ -360,21 +384,21 @@ __global__ void __launch_bounds__(cycles_threads) inplace_cycles_kernel(const __
     unsigned char* mat = p.data + static_cast<std::int64_t>(b) * p.batch_stride;
     if (threadIdx.x == 0) leader_count = 0;
     __syncthreads();
-    const std::uint64_t u = c * cycles_threads + threadIdx.x;
-    if (u < p.units && leads_short_cycle(p.map, static_cast<std::uint32_t>(u), p.short_cycle))
+    const std::uint64_t u = c * cycles_chunk + threadIdx.x;
+    if (threadIdx.x < cycles_chunk && u < p.units &&
+        leads_short_cycle(p.map, static_cast<std::uint32_t>(u), p.short_cycle))
       leaders[atomicAdd(&leader_count, 1)] = static_cast<std::uint32_t>(u);
     __syncthreads();
-    const int count = leader_count;
-    for (int l = warp; l < count; l += warps) {
-      const std::uint32_t q = leaders[l];
-      for (std::int64_t w0 = lane; w0 < p.unit_words; w0 += 32 * R) {
-        const Word* from = reinterpret_cast<const Word*>(mat + static_cast<std::int64_t>(q) * p.unit_bytes) + w0;
-        Word carry[R];
+    const int items = leader_count * p.groups;  // (leader, word group) pairs
+    for (int i = warp; i < items; i += warps) {
+      const std::uint32_t q = leaders[i / p.groups];
+      const std::int64_t w0 = static_cast<std::int64_t>(i % p.groups) * 32 * R + lane;
+      const Word* from = reinterpret_cast<const Word*>(mat + static_cast<std::int64_t>(q) * p.unit_bytes) + w0;
+      Word carry[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r)
-          if (w0 + r * 32 < p.unit_words) carry[r] = __ldcg(from + r * 32);
-        cycles_walk<Word, R>(p, mat, q, q, carry, w0);
-      }
+      for (int r = 0; r < R; ++r)
+        if (w0 + r * 32 < p.unit_words) carry[r] = __ldcg(from + r * 32);
+      cycles_walk<Word, R, D>(p, mat, q, q, carry, w0);
     }
     __syncthreads();  // leaders[] and leader_count are reused by the next task
   }
