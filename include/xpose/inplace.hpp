@@ -30,6 +30,10 @@
 //              long ones into segments that run in parallel; each segment's first unit is saved to the
 //              workspace beforehand, so segments never wait on each other. Cycles of at most `short_cycle`
 //              units are found by the executors themselves (a unit leads its cycle when it is the smallest).
+// * `skinny_cycles` — an m x k or k x m matrix (m = a h for some h whose h elements make at least 64 bytes,
+//              h x k elements fitting in 40 KiB): chunks of h x k contiguous elements transposed in shared
+//              memory, and the units of h elements moved along the cycles of the a x k transposition they
+//              then need (the unit pass of `tile_cycles`; for k x m it runs first).
 //
 // ## Workspace bound (GPU)
 // `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip
@@ -37,7 +41,8 @@
 // their shared memory and leave the workspace unused), and never more than
 //   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
-// each matrix, at most 32 MiB + 256 bytes (the plan takes `shuffle` where that would not do). The caller allocates it (`execute` never allocates); its content
+// each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
+// that would not do). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
@@ -68,6 +73,7 @@ enum class inplace_algorithm {
   square,   ///< tile pairs swapped across the diagonal
   shuffle,  ///< rotate / row-shuffle / column-shuffle decomposition (rectangular)
   tile_cycles,  ///< square tiles transposed in place, then units of a tile row moved along their cycles
+  skinny_cycles,  ///< chunks of rows transposed in shared memory, and units moved along their cycles
 };
 
 constexpr const char* to_string(inplace_algorithm a) noexcept {
@@ -76,6 +82,7 @@ constexpr const char* to_string(inplace_algorithm a) noexcept {
     case inplace_algorithm::square: return "square";
     case inplace_algorithm::shuffle: return "shuffle";
     case inplace_algorithm::tile_cycles: return "tile_cycles";
+    case inplace_algorithm::skinny_cycles: return "skinny_cycles";
   }
   return "unknown";
 }
@@ -92,10 +99,14 @@ struct inplace_geometry {
   std::int64_t m = 0, n = 0;       ///< the grid: m rows (column length) of n elements (row length)
   std::int64_t c = 1, a = 0, b = 0;
   std::int64_t a_inv_mod_b = 0;    ///< a^-1 mod b (0 when b == 1): inverts the row shuffle
-  // tile_cycles only:
-  std::int64_t tile = 0;           ///< t: tiles of t x t elements; a unit is t contiguous elements
-  std::int64_t tiles_a = 0;        ///< rows / t
-  std::int64_t tiles_b = 0;        ///< cols / t
+  // tile_cycles and skinny_cycles:
+  std::int64_t tile = 0;           ///< t: a unit is t contiguous elements (tile_cycles: tiles of t x t)
+  std::int64_t tiles_a = 0;        ///< tile_cycles: rows / t
+  std::int64_t tiles_b = 0;        ///< tile_cycles: cols / t
+  std::int64_t chunk_rows = 0;     ///< skinny_cycles: a chunk of chunk_rows x chunk_cols elements (t x short
+  std::int64_t chunk_cols = 0;     ///<   side, or the reverse) becomes chunk_cols x chunk_rows
+  bool units_first = false;        ///< skinny_cycles: the unit pass runs before the chunk pass (wide matrices)
+  std::int64_t map_a = 0, map_t = 0, map_b = 0;  ///< the unit pass's permutation: [A][t][B] -> [B][t][A]
   std::int64_t units = 0;          ///< units a matrix: rows x cols / t
   std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
   std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units

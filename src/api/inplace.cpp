@@ -41,6 +41,13 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
          << g.segment_length << " units; cycles up to " << g.short_cycle << " units found by the executor); workspace "
          << g.workspace_bytes << " bytes";
       break;
+    case inplace_algorithm::skinny_cycles:
+      os << ": " << g.batch << " x " << g.rows * g.cols / (g.chunk_rows * g.chunk_cols) << " chunks of "
+         << g.chunk_rows << " x " << g.chunk_cols << " transposed in shared memory " << (g.units_first ? "after" : "before")
+         << " " << g.units << " units of " << g.tile * g.elem_bytes << " bytes moved along their cycles ("
+         << g.segments.size() / 2 << " segments of about " << g.segment_length << " units; cycles up to "
+         << g.short_cycle << " units found by the executor); workspace " << g.workspace_bytes << " bytes";
+      break;
   }
   return os;
 }

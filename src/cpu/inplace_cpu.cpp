@@ -1,6 +1,7 @@
 // CPU executor of in-place transposes (include/xpose/inplace.hpp): `square` swaps tile pairs across the
 // diagonal; `shuffle` runs the row / column passes of plan/inplace_maps.hpp with one staging buffer a thread;
-// `tile_cycles` swaps the pairs of every tile, then moves units along the plan's cycles.
+// `tile_cycles` swaps the pairs of every tile, then moves units along the plan's cycles; `skinny_cycles`
+// transposes chunks through a buffer and moves units the same way.
 #include "cpu/inplace_cpu.hpp"
 
 #include <algorithm>
@@ -64,20 +65,12 @@ void square(const inplace_geometry& g, unsigned char* data, int threads) {
   square<U>(u, g.rows, g.ld * u, g.batch, [&](std::int64_t k) { return data + k * g.batch_stride * u; }, threads);
 }
 
-// tile_cycles (include/xpose/inplace.hpp): t x t tiles transposed in place, then the units (t elements) moved
-// along the cycles of unit_cycle_map: segments of long cycles from their saved first units, cycles of at most
-// short_cycle units from their smallest unit.
-template <class U>
-status tile_cycles(const inplace_geometry& g, unsigned char* data, int threads) {
-  const std::int64_t u = g.elem_bytes, t = g.tile, unit = t * u, ld = g.cols * u;
-  const std::int64_t A = g.tiles_a, B = g.tiles_b;
-  square<U>(u, t, ld, g.batch * A * B,
-            [&](std::int64_t k) {
-              const std::int64_t b = k / (A * B), i = k / B % A, j = k % B;
-              return data + b * g.batch_stride * u + i * t * ld + j * t * u;
-            },
-            threads);
-  const unit_cycle_map map(A, t, B);
+// The unit pass of tile_cycles and skinny_cycles (include/xpose/inplace.hpp): units of t elements moved along
+// the cycles of unit_cycle_map: segments of long cycles from their saved first units, cycles of at most
+// short_cycle units from their leader.
+status unit_cycles(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes, unit = g.tile * u;
+  const unit_cycle_map map(g.map_a, g.map_t, g.map_b);
   const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
   const auto Ls = static_cast<std::uint32_t>(g.short_cycle);
   constexpr std::int64_t chunk = 1024;  // units whose leader test one task makes
@@ -129,6 +122,41 @@ status tile_cycles(const inplace_geometry& g, unsigned char* data, int threads) 
     }
   });
   return status::ok();
+}
+
+// tile_cycles: t x t tiles transposed in place, then the unit pass.
+template <class U>
+status tile_cycles(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes, t = g.tile, ld = g.cols * u;
+  const std::int64_t A = g.tiles_a, B = g.tiles_b;
+  square<U>(u, t, ld, g.batch * A * B,
+            [&](std::int64_t k) {
+              const std::int64_t b = k / (A * B), i = k / B % A, j = k % B;
+              return data + b * g.batch_stride * u + i * t * ld + j * t * u;
+            },
+            threads);
+  return unit_cycles(g, data, threads);
+}
+
+// skinny_cycles: every chunk of chunk_rows x chunk_cols contiguous elements transposed through a buffer, and
+// the unit pass (before the chunks for wide matrices).
+template <class U>
+status skinny_cycles(const inplace_geometry& g, unsigned char* data, int threads) {
+  if (g.units_first)
+    if (status s = unit_cycles(g, data, threads); !s) return s;
+  const std::int64_t u = g.elem_bytes, R = g.chunk_rows, C = g.chunk_cols, bytes = R * C * u;
+  const std::int64_t per_matrix = g.rows * g.cols / (R * C), tasks = g.batch * per_matrix;
+  const int nt = resolve_threads(threads, g.batch * g.rows * g.cols * u, tasks);
+  parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<unsigned char> buf(static_cast<std::size_t>(bytes));
+    for (std::int64_t k = begin; k < end; ++k) {
+      unsigned char* chunk = data + (k / per_matrix) * g.batch_stride * u + (k % per_matrix) * bytes;
+      std::memcpy(buf.data(), chunk, static_cast<std::size_t>(bytes));
+      for (std::int64_t r = 0; r < R; ++r)
+        for (std::int64_t c = 0; c < C; ++c) U::copy(chunk + (c * R + r) * u, buf.data() + (r * C + c) * u, u);
+    }
+  });
+  return g.units_first ? status::ok() : unit_cycles(g, data, threads);
 }
 
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).
@@ -228,6 +256,7 @@ status run(const inplace_geometry& g, unsigned char* data, int threads) {
     return status::ok();
   }
   if (g.algo == inplace_algorithm::tile_cycles) return tile_cycles<U>(g, data, threads);
+  if (g.algo == inplace_algorithm::skinny_cycles) return skinny_cycles<U>(g, data, threads);
   return shuffle<U>(g, data, threads);
 }
 

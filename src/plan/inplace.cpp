@@ -51,13 +51,12 @@ std::int64_t cycle_tile(std::int64_t c, std::int64_t unit, std::int64_t elements
   return 0;
 }
 
-// Fills g's tile_cycles fields and returns true when the shape suits it (see inplace.hpp).
-bool plan_tile_cycles(inplace_geometry& g) {
+// The unit pass shared by tile_cycles and skinny_cycles: N units of `unit` bytes permuted by
+// unit_cycle_map(A, t, B). Enumerates the cycles, cuts the long ones into segments and fills g's unit-pass
+// fields and workspace; false when the segments would not fit (the table, the workspace, the leader tests).
+bool plan_unit_cycles(inplace_geometry& g, std::int64_t A, std::int64_t t, std::int64_t B, std::int64_t unit) {
   using namespace inplace_tuning;
-  const std::int64_t t = cycle_tile(g.c, g.elem_bytes, g.rows * g.cols);
-  if (t == 0) return false;
-  const std::int64_t unit = t * g.elem_bytes;
-  const std::int64_t N = g.rows / t * g.cols;  // units a matrix, <= max_cycle_units
+  const std::int64_t N = A * t * B;  // <= max_cycle_units
   // Segments allowed: the table's limit and the workspace for their saved first units.
   std::int64_t k_cap = std::min(max_cycle_segments, cycle_workspace_budget / unit / g.batch);
   k_cap = std::min(k_cap, std::max<std::int64_t>(target_cycle_segments, 2));
@@ -67,7 +66,7 @@ bool plan_tile_cycles(inplace_geometry& g) {
   std::int64_t steps = 0;
   if (!checked_mul(g.batch, N, steps) || !checked_mul(steps, Ls, steps) || steps > max_leader_test_steps)
     return false;
-  const unit_cycle_map map(g.rows / t, t, g.cols / t);
+  const unit_cycle_map map(A, t, B);
   const auto n = static_cast<std::uint32_t>(N);
   std::vector<bool> seen(static_cast<std::size_t>(N));
   std::int64_t long_cycles = 0, long_units = 0;
@@ -104,10 +103,7 @@ bool plan_tile_cycles(inplace_geometry& g) {
       g.segments.push_back(cycle[static_cast<std::size_t>((i + 1) % k * L / k)]);
     }
   }
-  g.algo = inplace_algorithm::tile_cycles;
-  g.tile = t;
-  g.tiles_a = g.rows / t;
-  g.tiles_b = g.cols / t;
+  g.map_a = A, g.map_t = t, g.map_b = B;
   g.units = N;
   g.short_cycle = Ls;
   g.segment_length = S;
@@ -116,10 +112,56 @@ bool plan_tile_cycles(inplace_geometry& g) {
   return true;
 }
 
+// tile_cycles (see inplace.hpp): true when the shape suits it.
+bool plan_tile_cycles(inplace_geometry& g) {
+  const std::int64_t t = cycle_tile(g.c, g.elem_bytes, g.rows * g.cols);
+  if (t == 0 || !plan_unit_cycles(g, g.rows / t, t, g.cols / t, t * g.elem_bytes)) return false;
+  g.algo = inplace_algorithm::tile_cycles;
+  g.tile = t;
+  g.tiles_a = g.rows / t;
+  g.tiles_b = g.cols / t;
+  return true;
+}
+
+// skinny_cycles (see inplace.hpp): the long side m = a h, chunks of h x k (k the short side) in shared
+// memory. h: units of h elements of at least cycle_unit_min_bytes, chunks within skinny_chunk_bytes,
+// at most max_cycle_units units; 16-byte multiples first, then the largest unit up to
+// skinny_unit_target_bytes, else the smallest above it.
+bool plan_skinny_cycles(inplace_geometry& g) {
+  using namespace inplace_tuning;
+  const bool tall = g.rows > g.cols;
+  const std::int64_t m = tall ? g.rows : g.cols, k = tall ? g.cols : g.rows, U = g.elem_bytes;
+  std::int64_t below[2] = {0, 0}, above[2] = {0, 0};  // [aligned]
+  auto consider = [&](std::int64_t h) {
+    if (h < 2 || h * U < cycle_unit_min_bytes || h > skinny_chunk_bytes / U / k || m * k / h > max_cycle_units)
+      return;
+    const int aligned = h * U % 16 == 0;
+    if (h * U <= skinny_unit_target_bytes) below[aligned] = std::max(below[aligned], h);
+    else if (above[aligned] == 0 || h < above[aligned]) above[aligned] = h;
+  };
+  if (k > skinny_chunk_bytes / U / 2) return false;
+  for (std::int64_t d = 1; d * d <= m; ++d)
+    if (m % d == 0) consider(d), consider(m / d);
+  std::int64_t h = 0;
+  for (int aligned : {1, 0})
+    if (h == 0) h = below[aligned] != 0 ? below[aligned] : above[aligned];
+  if (h == 0) return false;
+  const std::int64_t a = m / h;
+  // tall: chunks [a][h][k] -> [a][k][h] first, then units [a][k] -> [k][a]; wide: units [k][a] -> [a][k]
+  // first, then chunks [a][k][h] -> [a][h][k].
+  if (!(tall ? plan_unit_cycles(g, a, k, 1, h * U) : plan_unit_cycles(g, k, a, 1, h * U))) return false;
+  g.algo = inplace_algorithm::skinny_cycles;
+  g.tile = h;
+  g.units_first = !tall;
+  g.chunk_rows = tall ? h : k;
+  g.chunk_cols = tall ? k : h;
+  return true;
+}
+
 }  // namespace
 
 status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
-                             bool allow_tile_cycles) {
+                             bool allow_cycles) {
   g = inplace_geometry{};
   span_bytes = 0;
   if (p.rows < 0) return invalid("rows = ", p.rows, " is negative");
@@ -173,7 +215,7 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   g.b = g.n / g.c;
   g.a_inv_mod_b = g.b > 1 ? inverse_mod(g.a, g.b) : 0;
   g.workspace_bytes = shuffle_staging_for(g, inplace_tuning::portable_smem_bytes).workspace_bytes;
-  if (allow_tile_cycles) plan_tile_cycles(g);
+  if (allow_cycles && !plan_tile_cycles(g)) plan_skinny_cycles(g);
   return status::ok();
 }
 

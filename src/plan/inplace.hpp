@@ -10,9 +10,9 @@ namespace xpose::detail {
 
 /// Checks `p` (messages name the field) and fills `g` with explicit strides, the algorithm, the shuffle
 /// parameters and the workspace size; `span_bytes` = bytes from the base pointer to the end of the data.
-/// `allow_tile_cycles` = false keeps rectangular shapes on `shuffle` (tests of both algorithms).
+/// `allow_cycles` = false keeps rectangular shapes on `shuffle` (tests of every algorithm).
 status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
-                             bool allow_tile_cycles = true);
+                             bool allow_cycles = true);
 
 /// How `shuffle` stages one pass, given the shared memory a block may use (`smem_capacity` bytes).
 struct shuffle_staging {

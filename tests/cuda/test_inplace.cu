@@ -96,9 +96,9 @@ TEST(InplaceGpu, RandomShapesElementSizesAndShifts) {
 }
 
 TEST(InplaceGpu, StagingModesRowsWavesWorkspaceStripsRotations) {
-  check({1048576, 3, 4});      // few long rows: waves through the workspace
-  check({3, 1048576, 4});      // r2c waves (inverse row map)
-  check({4194304, 4, 1});
+  check({1048576, 3, 4}, 0, nullptr, false);  // few long rows: waves through the workspace
+  check({3, 1048576, 4}, 0, nullptr, false);  // r2c waves (inverse row map)
+  check({4194304, 4, 1}, 0, nullptr, false);
   check({1200, 700, 4}, 0, nullptr, false);  // gcd 100: rotation pass, c2r
   check({700, 1200, 8}, 0, nullptr, false);  // r2c with rotation
   check({600, 400, 1, 3}, 0, nullptr, false);
@@ -123,6 +123,20 @@ TEST(InplaceGpu, TileCyclesShapesBatchesGapsAndShifts) {
       for (std::int64_t c : {32, 64, 192, 256}) check({r, c, U}, U % 4 == 0 ? 4 : 0);
 }
 
+TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
+  check({1048576, 3, 4});
+  check({3, 1048576, 4});
+  check({4194304, 4, 4});
+  check({4, 65536, 1}, 1);
+  check({4097, 3, 4});  // 68-byte units, 4-byte words
+  check({6000, 5, 6, 3});
+  check({7, 3000, 8, 2, 0, 7 * 3000 + 5});
+  check({2048, 17, 3});
+  check({1048576, 3, 4}, 0, nullptr, false);  // the same shapes through shuffle
+  check({3, 1048576, 4}, 0, nullptr, false);
+  check({4194304, 4, 1}, 0, nullptr, false);
+}
+
 TEST(InplaceGpu, ErrorsNameTheArgument) {
   auto plan = make_inplace_plan({300, 200, 4});
   ASSERT_TRUE(plan);
@@ -131,10 +145,10 @@ TEST(InplaceGpu, ErrorsNameTheArgument) {
   EXPECT_NE(plan->execute(nullptr).message().find("d_data"), std::string::npos);
   std::vector<float> host(300 * 200);
   EXPECT_NE(plan->execute(host.data(), ws.ptr, plan->workspace_bytes()).message().find("d_data"), std::string::npos);
-  auto big = make_inplace_plan({1048576, 3, 4});
+  auto big = make_inplace_plan({1048573, 3, 4});  // shuffle: workspace
   ASSERT_TRUE(big);
   ASSERT_GT(big->workspace_bytes(), 0);
-  device_buffer data(1048576 * 3 * 4);
+  device_buffer data(1048573 * 3 * 4);
   EXPECT_NE(big->execute(data.ptr, nullptr, 0).message().find("d_workspace"), std::string::npos);
   EXPECT_NE(big->execute(data.ptr, data.ptr, big->workspace_bytes() - 1).message().find("workspace_bytes"),
             std::string::npos);

@@ -118,15 +118,22 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1
   ASSERT_TRUE(prime);
   EXPECT_EQ(prime->algo(), inplace_algorithm::shuffle);
-  auto small_units = make_inplace_plan({4194304, 4, 4});  // gcd 4: 16-byte units are too small
-  ASSERT_TRUE(small_units);
-  EXPECT_EQ(small_units->algo(), inplace_algorithm::shuffle);
+  auto skinny = make_inplace_plan({4194304, 4, 4});  // gcd 4: 16-byte tile rows are too small; chunks
+  ASSERT_TRUE(skinny);
+  EXPECT_EQ(skinny->algo(), inplace_algorithm::skinny_cycles);
+  EXPECT_EQ(skinny->geometry().tile, 512);  // 2 KiB units
+  EXPECT_FALSE(skinny->geometry().units_first);
+  auto wide = make_inplace_plan({3, 1048576, 4});
+  ASSERT_TRUE(wide);
+  EXPECT_EQ(wide->algo(), inplace_algorithm::skinny_cycles);
+  EXPECT_TRUE(wide->geometry().units_first);
+  auto prime_skinny = make_inplace_plan({1048573, 3, 4});  // a prime long side: no chunks
+  ASSERT_TRUE(prime_skinny);
+  EXPECT_EQ(prime_skinny->algo(), inplace_algorithm::shuffle);
   auto big_gcd = make_inplace_plan({16384, 8192, 4});  // the largest divisor of 8192 with units <= 8 KiB
   ASSERT_TRUE(big_gcd);
   EXPECT_EQ(big_gcd->algo(), inplace_algorithm::tile_cycles);
   EXPECT_EQ(big_gcd->geometry().tile, 2048);
-  auto wide = make_inplace_plan({3, 1048576, 4});
-  ASSERT_TRUE(wide);
   EXPECT_FALSE(wide->geometry().c2r);
   EXPECT_EQ(wide->geometry().m, 3);
 }
@@ -138,12 +145,13 @@ void check_cycle_table(const inplace_problem& p) {
   auto plan = make_inplace_plan(p);
   ASSERT_TRUE(plan) << plan.error();
   const inplace_geometry& g = plan->geometry();
-  ASSERT_EQ(g.algo, inplace_algorithm::tile_cycles);
+  ASSERT_TRUE(g.algo == inplace_algorithm::tile_cycles || g.algo == inplace_algorithm::skinny_cycles) << g;
   const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
   EXPECT_LE(K, detail::inplace_tuning::max_cycle_segments);
   EXPECT_LE(g.batch * K * g.tile * g.elem_bytes, detail::inplace_tuning::cycle_workspace_budget);
   EXPECT_EQ(g.units * g.tile, g.rows * g.cols);
-  const detail::unit_cycle_map map(g.tiles_a, g.tile, g.tiles_b);
+  EXPECT_EQ(g.map_a * g.map_t * g.map_b, g.units);
+  const detail::unit_cycle_map map(g.map_a, g.map_t, g.map_b);
   const auto N = static_cast<std::uint32_t>(g.units);
   std::vector<std::uint32_t> at(N);  // unit id now at each position
   std::iota(at.begin(), at.end(), 0u);
@@ -175,7 +183,7 @@ void check_cycle_table(const inplace_problem& p) {
   EXPECT_EQ(twice, 0) << "units written other than once (fixed points: never)";
 }
 
-TEST(InplacePlan, TileCyclesSegmentsCoverEveryCycleOnce) {
+TEST(InplacePlan, UnitCyclesSegmentsCoverEveryCycleOnce) {
   check_cycle_table({12000, 7000, 4});
   check_cycle_table({7000, 12000, 4});
   check_cycle_table({16384, 8192, 4});
@@ -187,6 +195,11 @@ TEST(InplacePlan, TileCyclesSegmentsCoverEveryCycleOnce) {
   check_cycle_table({100, 50, 4, 1000});
   check_cycle_table({96, 64, 4});
   check_cycle_table({2, 1 << 17, 64});
+  check_cycle_table({1048576, 3, 4});  // skinny_cycles
+  check_cycle_table({3, 1048576, 4});
+  check_cycle_table({4194304, 4, 4});
+  check_cycle_table({1 << 20, 16, 1});
+  check_cycle_table({7, 3000, 8, 5});
 }
 
 TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {
@@ -265,6 +278,17 @@ TEST(InplaceHost, TileCyclesLargerShapesAndBatches) {
   check_host({100, 50, 4, 40, 0, 100 * 50 + 7});  // gaps between matrices
   check_host({1080, 1920, 3}, 2);
   check_host({256, 4096, 1});
+}
+
+TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
+  check_host({4096, 3, 4});
+  check_host({3, 4096, 4});
+  check_host({65536, 4, 2}, 2);
+  check_host({4, 65536, 1});
+  check_host({4097, 3, 4});  // 4097 = 17 x 241: 68-byte units
+  check_host({6000, 5, 6, 3});
+  check_host({7, 3000, 8, 2, 0, 7 * 3000 + 5});
+  check_host({2048, 17, 3});
 }
 
 TEST(InplaceHost, RandomLargerShapesOnAllThreads) {

@@ -122,7 +122,7 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   p.batch_stride = g.batch_stride * g.elem_bytes;
   p.unit_bytes = g.tile * g.elem_bytes;
   p.unit_words = p.unit_bytes / static_cast<std::int64_t>(sizeof(Word));
-  p.map = unit_cycle_map(g.tiles_a, g.tile, g.tiles_b);
+  p.map = unit_cycle_map(g.map_a, g.map_t, g.map_b);
   p.units = static_cast<std::uint32_t>(g.units);
   p.short_cycle = static_cast<std::uint32_t>(g.short_cycle);
   p.segments = static_cast<std::int64_t>(g.segments.size() / 2);
@@ -154,11 +154,34 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   return status::ok();
 }
 
-status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+template <class Word>
+status run_chunks(const inplace_geometry& g, unsigned char* data, cudaStream_t stream, const device_info& dev) {
+  inplace_chunks_params p{};
+  const std::int64_t U = g.elem_bytes, K = U / static_cast<std::int64_t>(sizeof(Word));
+  const std::int64_t per_matrix = g.rows * g.cols / (g.chunk_rows * g.chunk_cols);
+  p.data = data;
+  p.batch_stride = g.batch_stride * U;
+  p.chunk_bytes = g.chunk_rows * g.chunk_cols * U;
+  p.chunks = g.batch * per_matrix;
+  p.div_per_matrix = fast_divmod(static_cast<std::uint64_t>(per_matrix));
+  p.div_row_words = fast_divmod(static_cast<std::uint64_t>(g.chunk_cols * K));
+  p.div_K = fast_divmod(static_cast<std::uint64_t>(K));
+  p.div_rows = fast_divmod(static_cast<std::uint64_t>(g.chunk_rows));
+  p.words = static_cast<std::uint32_t>(g.chunk_rows * g.chunk_cols * K);
+  p.pitch = static_cast<std::uint32_t>(g.chunk_cols * K) | 1u;
+  p.K = static_cast<int>(K);
+  const std::int64_t smem = g.chunk_rows * std::int64_t{p.pitch} * static_cast<std::int64_t>(sizeof(Word));
+  auto kernel = inplace_chunks_kernel<Word>;
+  if (status s = allow_dynamic_smem(kernel, smem, "inplace chunks shared-memory opt-in"); !s) return s;
+  const std::int64_t blocks = std::min<std::int64_t>(p.chunks, std::int64_t{dev.sm_count} * 32);
+  kernel<<<static_cast<unsigned>(blocks), 256, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace chunks launch");
+  return status::ok();
+}
+
+status run_unit_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                        const device_info& dev) {
-  const std::int64_t U = g.elem_bytes, ld = g.cols * U;
-  const square_grid q{g.tile, ld, g.batch, g.batch_stride * U, g.tiles_a, g.tiles_b, g.tile * ld, g.tile * U};
-  if (status s = run_squares(U, q, data, stream, dev); !s) return s;
+  const std::int64_t U = g.elem_bytes;
   unsigned char* ws = nullptr;
   if (workspace != nullptr) {  // rounded up to 256 bytes (workspace_slack)
     const auto w = reinterpret_cast<std::uintptr_t>(workspace);
@@ -174,6 +197,35 @@ status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, c
     case 8: return run_cycles<uint2>(g, d, ws, stream, dev);
     default: return run_cycles<uint4>(g, d, ws, stream, dev);
   }
+}
+
+status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                       const device_info& dev) {
+  const std::int64_t U = g.elem_bytes, ld = g.cols * U;
+  const square_grid q{g.tile, ld, g.batch, g.batch_stride * U, g.tiles_a, g.tiles_b, g.tile * ld, g.tile * U};
+  if (status s = run_squares(U, q, data, stream, dev); !s) return s;
+  return run_unit_cycles(g, data, workspace, stream, dev);
+}
+
+status run_skinny_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                         const device_info& dev) {
+  if (g.units_first)
+    if (status s = run_unit_cycles(g, data, workspace, stream, dev); !s) return s;
+  auto* d = static_cast<unsigned char*>(data);
+  const std::int64_t U = g.elem_bytes;
+  const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
+                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
+  auto chunks = [&]() -> status {
+    switch (word) {
+      case 1: return run_chunks<std::uint8_t>(g, d, stream, dev);
+      case 2: return run_chunks<std::uint16_t>(g, d, stream, dev);
+      case 4: return run_chunks<std::uint32_t>(g, d, stream, dev);
+      case 8: return run_chunks<uint2>(g, d, stream, dev);
+      default: return run_chunks<uint4>(g, d, stream, dev);
+    }
+  };
+  if (status s = chunks(); !s || g.units_first) return s;
+  return run_unit_cycles(g, data, workspace, stream, dev);
 }
 
 // ---- shuffle ---------------------------------------------------------------------------------------------
@@ -299,6 +351,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::square: return run_square(g, d_data, stream, dev);
     case inplace_algorithm::shuffle: return run_shuffle(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::tile_cycles: return run_tile_cycles(g, d_data, d_workspace, stream, dev);
+    case inplace_algorithm::skinny_cycles: return run_skinny_cycles(g, d_data, d_workspace, stream, dev);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
 }

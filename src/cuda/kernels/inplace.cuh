@@ -13,7 +13,8 @@
 //   grid: 1-D over lines (grid-stride); block: 256-1024 threads.
 // * shuffle_rows_gather<Word, SingleWord>: the row pass for rows too long for a block, or too few: the
 //   dispatcher copies a wave of rows to the workspace, then every block gathers row words back from it.
-// * square_* over a grid of squares and cycles_save / cycles: tile_cycles (see below).
+// * square_* over a grid of squares and cycles_save / cycles: tile_cycles (see below); chunks and the same
+//   cycles: skinny_cycles.
 #pragma once
 
 #include <cstdint>
@@ -401,6 +402,53 @@ __global__ void __launch_bounds__(cycles_threads, 4) inplace_cycles_kernel(const
       cycles_walk<Word, R, D>(p, mat, q, q, carry, w0);
     }
     __syncthreads();  // leaders[] and leader_count are reused by the next task
+  }
+}
+
+// ---- skinny_cycles' chunk pass ----------------------------------------------------------------------------
+//
+// * chunks<Word>: every chunk of rows x cols contiguous elements (K words each) becomes cols x rows. A block
+//   loads a chunk with linear (coalesced) word loads into shared memory, rows padded to an odd pitch, then
+//   writes the output linearly: output word o is element e = o / K, i.e. (c, r) = (e / rows, e % rows),
+//   read from stage row r; consecutive lanes read rows an odd pitch apart (no bank conflicts).
+//   grid: 1-D over chunks (grid-stride); block: 256 threads; dynamic shared memory: rows x pitch words.
+
+struct inplace_chunks_params {
+  unsigned char* data;
+  std::int64_t batch_stride;   // bytes between matrices
+  std::int64_t chunk_bytes;
+  std::int64_t chunks;         // batch x chunks a matrix
+  fast_divmod div_per_matrix;  // by chunks a matrix
+  fast_divmod div_row_words;   // by cols K (a chunk row's words)
+  fast_divmod div_K;           // by K
+  fast_divmod div_rows;        // by rows
+  std::uint32_t words;         // rows x cols x K
+  std::uint32_t pitch;         // stage words a row: cols K rounded up to odd
+  int K;
+};
+
+template <class Word>
+__global__ void __launch_bounds__(256) inplace_chunks_kernel(const inplace_chunks_params p) {
+  extern __shared__ unsigned char smem_raw[];
+  Word* stage = reinterpret_cast<Word*>(smem_raw);
+  for (std::int64_t k = blockIdx.x; k < p.chunks; k += gridDim.x) {
+    std::uint64_t c = 0;
+    const std::uint64_t b = p.div_per_matrix.divmod(static_cast<std::uint64_t>(k), c);
+    Word* chunk = reinterpret_cast<Word*>(p.data + static_cast<std::int64_t>(b) * p.batch_stride +
+                                          static_cast<std::int64_t>(c) * p.chunk_bytes);
+    if (k != blockIdx.x) __syncthreads();  // the previous chunk's stage reads are done
+    for (std::uint32_t w = threadIdx.x; w < p.words; w += blockDim.x) {
+      std::uint64_t col = 0;
+      const std::uint64_t row = p.div_row_words.divmod(w, col);
+      stage[row * p.pitch + col] = __ldcg(chunk + w);
+    }
+    __syncthreads();
+    for (std::uint32_t o = threadIdx.x; o < p.words; o += blockDim.x) {
+      std::uint64_t kk = 0, r = 0;
+      const std::uint64_t e = p.K == 1 ? o : p.div_K.divmod(o, kk);
+      const std::uint64_t cc = p.div_rows.divmod(e, r);
+      chunk[o] = stage[r * p.pitch + cc * static_cast<std::uint64_t>(p.K) + kk];
+    }
   }
 }
 

@@ -28,6 +28,10 @@ inline constexpr std::int64_t min_rows_per_block_staging = 128;
 /// bytes, or the shape takes `shuffle`; the plan takes the largest t whose unit is at most the target.
 inline constexpr std::int64_t cycle_unit_min_bytes = 64;
 inline constexpr std::int64_t cycle_unit_target_bytes = 8192;
+/// skinny_cycles: chunks (h rows of the short side) staged whole in shared memory, at most this many bytes
+/// (with the stage's padding, within the 48 KiB every GPU gives), and the unit (h elements) the plan aims for.
+inline constexpr std::int64_t skinny_chunk_bytes = std::int64_t{40} << 10;
+inline constexpr std::int64_t skinny_unit_target_bytes = 2048;
 /// Units a matrix at most: the planner walks every cycle (O(units) host time), and the segments (at most
 /// target_cycle_segments) must stay short: each is a chain of dependent moves.
 inline constexpr std::int64_t max_cycle_units = std::int64_t{1} << 18;
