@@ -34,6 +34,11 @@
 //              h x k elements fitting in 40 KiB): chunks of h x k contiguous elements transposed in shared
 //              memory, and the units of h elements moved along the cycles of the a x k transposition they
 //              then need (the unit pass of `tile_cycles`; for k x m it runs first).
+// * `near_square` — one s x (s + d) or (s + d) x s matrix with few extra columns or rows (d <= s / 2, their
+//              s x d elements within 8 MiB), e.g. 8191 x 8193: the extra part is saved to the workspace,
+//              the s x s square transposed in place (the `square` kernel, at the matrix's pitch), its rows
+//              moved to the transposed pitch in waves through the workspace, and the saved part written
+//              back transposed (an out-of-place transpose).
 //
 // ## Workspace bound (GPU)
 // `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip
@@ -42,7 +47,8 @@
 //   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
-// that would not do). The caller allocates it (`execute` never allocates); its content
+// that would not do). For `near_square` it holds the extra s x d elements and one wave of rows (at most
+// 8 MiB each, plus 512 bytes). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
@@ -74,6 +80,7 @@ enum class inplace_algorithm {
   shuffle,  ///< rotate / row-shuffle / column-shuffle decomposition (rectangular)
   tile_cycles,  ///< square tiles transposed in place, then units of a tile row moved along their cycles
   skinny_cycles,  ///< chunks of rows transposed in shared memory, and units moved along their cycles
+  near_square,    ///< the square part transposed in place, rows repitched, the few extra rows or columns added
 };
 
 constexpr const char* to_string(inplace_algorithm a) noexcept {
@@ -83,6 +90,7 @@ constexpr const char* to_string(inplace_algorithm a) noexcept {
     case inplace_algorithm::shuffle: return "shuffle";
     case inplace_algorithm::tile_cycles: return "tile_cycles";
     case inplace_algorithm::skinny_cycles: return "skinny_cycles";
+    case inplace_algorithm::near_square: return "near_square";
   }
   return "unknown";
 }
@@ -107,6 +115,10 @@ struct inplace_geometry {
   std::int64_t chunk_cols = 0;     ///<   side, or the reverse) becomes chunk_cols x chunk_rows
   bool units_first = false;        ///< skinny_cycles: the unit pass runs before the chunk pass (wide matrices)
   std::int64_t map_a = 0, map_t = 0, map_b = 0;  ///< the unit pass's permutation: [A][t][B] -> [B][t][A]
+  // near_square (one matrix of s x (s + d) or (s + d) x s):
+  std::int64_t near_side = 0;      ///< s
+  std::int64_t near_extra = 0;     ///< d: the extra columns (wide) or rows (tall)
+  std::int64_t wave_rows = 0;      ///< rows repitched a wave through the workspace
   std::int64_t units = 0;          ///< units a matrix: rows x cols / t
   std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
   std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units

@@ -159,6 +159,37 @@ status skinny_cycles(const inplace_geometry& g, unsigned char* data, int threads
   return g.units_first ? status::ok() : unit_cycles(g, data, threads);
 }
 
+// near_square: the extra part saved, the square transposed at the matrix's pitch, the rows moved to the
+// transposed pitch (in address order, so each row's move reads only bytes not yet overwritten), the extra
+// part written back transposed.
+template <class U>
+status near_square(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t u = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
+  const bool tall = g.rows > g.cols;
+  std::vector<unsigned char> extra;
+  try {
+    extra.resize(static_cast<std::size_t>(s * d * u));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(s * d * u) +
+                                                  " bytes for the extra part");
+  }
+  if (tall) {  // rows s.. are the extra d x s part
+    std::memcpy(extra.data(), data + s * s * u, static_cast<std::size_t>(s * d * u));
+    square<U>(u, s, s * u, 1, [&](std::int64_t) { return data; }, threads);
+    for (std::int64_t i = s - 1; i >= 1; --i) std::memmove(data + i * n * u, data + i * s * u, static_cast<std::size_t>(s * u));
+    for (std::int64_t i = 0; i < s; ++i)  // row i gets column i of the extra part
+      for (std::int64_t r = 0; r < d; ++r) U::copy(data + (i * n + s + r) * u, extra.data() + (r * s + i) * u, u);
+  } else {  // columns s.. are the extra s x d part
+    for (std::int64_t i = 0; i < s; ++i)
+      std::memcpy(extra.data() + i * d * u, data + (i * n + s) * u, static_cast<std::size_t>(d * u));
+    square<U>(u, s, n * u, 1, [&](std::int64_t) { return data; }, threads);
+    for (std::int64_t i = 1; i < s; ++i) std::memmove(data + i * s * u, data + i * n * u, static_cast<std::size_t>(s * u));
+    for (std::int64_t r = 0; r < d; ++r)
+      for (std::int64_t i = 0; i < s; ++i) U::copy(data + ((s + r) * s + i) * u, extra.data() + (i * d + r) * u, u);
+  }
+  return status::ok();
+}
+
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).
 std::int64_t strip_units(const inplace_geometry& g) {
   return std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / g.elem_bytes));
@@ -257,6 +288,7 @@ status run(const inplace_geometry& g, unsigned char* data, int threads) {
   }
   if (g.algo == inplace_algorithm::tile_cycles) return tile_cycles<U>(g, data, threads);
   if (g.algo == inplace_algorithm::skinny_cycles) return skinny_cycles<U>(g, data, threads);
+  if (g.algo == inplace_algorithm::near_square) return near_square<U>(g, data, threads);
   return shuffle<U>(g, data, threads);
 }
 

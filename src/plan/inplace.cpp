@@ -158,6 +158,19 @@ bool plan_skinny_cycles(inplace_geometry& g) {
   return true;
 }
 
+// near_square (see inplace.hpp): true when the shape suits it.
+bool plan_near_square(inplace_geometry& g) {
+  using namespace inplace_tuning;
+  const std::int64_t s = std::min(g.rows, g.cols), d = std::max(g.rows, g.cols) - s, U = g.elem_bytes;
+  if (g.batch != 1 || d > s / 2 || d > near_square_part_bytes / U / s) return false;
+  g.algo = inplace_algorithm::near_square;
+  g.near_side = s;
+  g.near_extra = d;
+  g.wave_rows = std::clamp<std::int64_t>(near_square_part_bytes / (s * U), 1, s);
+  g.workspace_bytes = s * d * U + g.wave_rows * s * U + 2 * workspace_slack;
+  return true;
+}
+
 }  // namespace
 
 status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
@@ -215,7 +228,7 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   g.b = g.n / g.c;
   g.a_inv_mod_b = g.b > 1 ? inverse_mod(g.a, g.b) : 0;
   g.workspace_bytes = shuffle_staging_for(g, inplace_tuning::portable_smem_bytes).workspace_bytes;
-  if (allow_cycles && !plan_tile_cycles(g)) plan_skinny_cycles(g);
+  if (allow_cycles && !plan_tile_cycles(g) && !plan_skinny_cycles(g)) plan_near_square(g);
   return status::ok();
 }
 

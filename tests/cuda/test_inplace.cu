@@ -104,7 +104,7 @@ TEST(InplaceGpu, StagingModesRowsWavesWorkspaceStripsRotations) {
   check({600, 400, 1, 3}, 0, nullptr, false);
   check({20000, 16001, 16});   // strips of 16001 x 16 B > shared memory: workspace slots
   check({60000, 3001, 4});
-  check({8191, 8193, 4});
+  check({8191, 8193, 4}, 0, nullptr, false);
 }
 
 TEST(InplaceGpu, TileCyclesShapesBatchesGapsAndShifts) {
@@ -135,6 +135,18 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
   check({1048576, 3, 4}, 0, nullptr, false);  // the same shapes through shuffle
   check({3, 1048576, 4}, 0, nullptr, false);
   check({4194304, 4, 1}, 0, nullptr, false);
+}
+
+TEST(InplaceGpu, NearSquareTallWideAndShifts) {
+  check({8191, 8193, 4});
+  check({8193, 8191, 4});
+  check({7919, 7907, 2});
+  check({499, 509, 1});
+  check({509, 499, 16}, 8);
+  check({300, 301, 3}, 1);
+  check({1000, 1499, 2});
+  check({1499, 1000, 8});
+  check({20000, 20001, 1});  // several waves
 }
 
 TEST(InplaceGpu, ErrorsNameTheArgument) {

@@ -115,9 +115,13 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   std::int64_t span = 0;
   ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, false));
   EXPECT_EQ(g.algo, inplace_algorithm::shuffle);
-  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1
+  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
   ASSERT_TRUE(prime);
-  EXPECT_EQ(prime->algo(), inplace_algorithm::shuffle);
+  EXPECT_EQ(prime->algo(), inplace_algorithm::near_square);
+  EXPECT_EQ(prime->geometry().near_extra, 2);
+  auto far = make_inplace_plan({4097, 3001, 8});  // gcd 1, 1096 extra rows
+  ASSERT_TRUE(far);
+  EXPECT_EQ(far->algo(), inplace_algorithm::shuffle);
   auto skinny = make_inplace_plan({4194304, 4, 4});  // gcd 4: 16-byte tile rows are too small; chunks
   ASSERT_TRUE(skinny);
   EXPECT_EQ(skinny->algo(), inplace_algorithm::skinny_cycles);
@@ -289,6 +293,16 @@ TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
   check_host({6000, 5, 6, 3});
   check_host({7, 3000, 8, 2, 0, 7 * 3000 + 5});
   check_host({2048, 17, 3});
+}
+
+TEST(InplaceHost, NearSquareTallAndWide) {
+  check_host({101, 103, 4});
+  check_host({103, 101, 4});
+  check_host({499, 509, 1});
+  check_host({509, 499, 16}, 2);
+  check_host({300, 301, 3});
+  check_host({1000, 1499, 2});
+  check_host({1499, 1000, 8});
 }
 
 TEST(InplaceHost, RandomLargerShapesOnAllThreads) {

@@ -10,6 +10,7 @@
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/inplace.cuh"
 #include "plan/inplace.hpp"
+#include "xpose/permute.hpp"
 
 namespace xpose::detail {
 
@@ -337,6 +338,66 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
   }
 }
 
+// ---- near_square -----------------------------------------------------------------------------------------
+
+status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                       const device_info& dev) {
+  const std::int64_t U = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
+  const bool tall = g.rows > g.cols;
+  auto* base = static_cast<unsigned char*>(data);
+  auto align = [](unsigned char* p) { return p + (256 - reinterpret_cast<std::uintptr_t>(p) % 256) % 256; };
+  unsigned char* extra = align(static_cast<unsigned char*>(workspace));
+  unsigned char* band = align(extra + s * d * U);
+  auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  auto copy = [&](cudaError_t e, const char* what) {
+    return e == cudaSuccess ? status::ok() : cuda_failure(e, what);
+  };
+  if (tall) {  // rows s.. are the extra d x s part
+    if (status st = copy(cudaMemcpyAsync(extra, base + s * s * U, sz(s * d * U), cudaMemcpyDeviceToDevice, stream),
+                         "inplace near_square: saving the extra rows");
+        !st)
+      return st;
+    if (status st = run_squares(U, square_grid{s, s * U, 1, 0}, data, stream, dev); !st) return st;
+    for (std::int64_t i1 = s; i1 > 1;) {  // row i moves from i s to i n: the last rows first
+      const std::int64_t i0 = std::max<std::int64_t>(1, i1 - g.wave_rows), rows = i1 - i0;
+      if (status st = copy(cudaMemcpyAsync(band, base + i0 * s * U, sz(rows * s * U), cudaMemcpyDeviceToDevice, stream),
+                           "inplace near_square: wave copy");
+          !st)
+        return st;
+      if (status st = copy(cudaMemcpy2DAsync(base + i0 * n * U, sz(n * U), band, sz(s * U), sz(s * U), sz(rows),
+                                             cudaMemcpyDeviceToDevice, stream),
+                           "inplace near_square: wave write");
+          !st)
+        return st;
+      i1 = i0;
+    }
+    problem p{{d, s}, {1, 0}, U, {}, {n, 1}};  // extra^T: s x d at pitch n, after each row's s elements
+    return permute(extra, base + s * U, p, stream);
+  }
+  // columns s.. are the extra s x d part
+  if (status st = copy(cudaMemcpy2DAsync(extra, sz(d * U), base + s * U, sz(n * U), sz(d * U), sz(s),
+                                         cudaMemcpyDeviceToDevice, stream),
+                       "inplace near_square: saving the extra columns");
+      !st)
+    return st;
+  if (status st = run_squares(U, square_grid{s, n * U, 1, 0}, data, stream, dev); !st) return st;
+  for (std::int64_t i0 = 1; i0 < s;) {  // row i moves from i n to i s: the first rows first
+    const std::int64_t rows = std::min(g.wave_rows, s - i0);
+    if (status st = copy(cudaMemcpy2DAsync(band, sz(s * U), base + i0 * n * U, sz(n * U), sz(s * U), sz(rows),
+                                           cudaMemcpyDeviceToDevice, stream),
+                         "inplace near_square: wave copy");
+        !st)
+      return st;
+    if (status st = copy(cudaMemcpyAsync(base + i0 * s * U, band, sz(rows * s * U), cudaMemcpyDeviceToDevice, stream),
+                         "inplace near_square: wave write");
+        !st)
+      return st;
+    i0 += rows;
+  }
+  problem p{{s, d}, {1, 0}, U, {}, {}};  // extra^T: d x s, packed after the s x s square
+  return permute(extra, base + s * s * U, p, stream);
+}
+
 }  // namespace
 
 status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_workspace, stream_t stream_handle) {
@@ -352,6 +413,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::shuffle: return run_shuffle(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::tile_cycles: return run_tile_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::skinny_cycles: return run_skinny_cycles(g, d_data, d_workspace, stream, dev);
+    case inplace_algorithm::near_square: return run_near_square(g, d_data, d_workspace, stream, dev);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
 }
