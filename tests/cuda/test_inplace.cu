@@ -138,15 +138,21 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
 }
 
 TEST(InplaceGpu, NearSquareTallWideAndShifts) {
-  check({8191, 8193, 4});
-  check({8193, 8191, 4});
-  check({7919, 7907, 2});
-  check({499, 509, 1});
-  check({509, 499, 16}, 8);
-  check({300, 301, 3}, 1);
-  check({1000, 1499, 2});
-  check({1499, 1000, 8});
-  check({20000, 20001, 1});  // several waves
+  check({8190, 8192, 4});
+  check({8192, 8188, 4});
+  check({700, 704, 4});
+  check({704, 700, 4});
+  check({1000, 1008, 2});
+  check({1024, 1040, 1});
+  check({1030, 1024, 16});
+  check({1000, 1498, 8});
+  check({700, 704, 4}, 4);   // a misaligned base: the square pass through words
+  check({20000, 20016, 1});  // several waves
+  for (const inplace_problem& p : {inplace_problem{8190, 8192, 4}, inplace_problem{1030, 1024, 16}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;
+  }
 }
 
 TEST(InplaceGpu, ErrorsNameTheArgument) {

@@ -115,10 +115,13 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   std::int64_t span = 0;
   ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, false));
   EXPECT_EQ(g.algo, inplace_algorithm::shuffle);
-  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
+  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1; the square's rows are not 16-byte aligned
   ASSERT_TRUE(prime);
-  EXPECT_EQ(prime->algo(), inplace_algorithm::near_square);
-  EXPECT_EQ(prime->geometry().near_extra, 2);
+  EXPECT_EQ(prime->algo(), inplace_algorithm::shuffle);
+  auto near = make_inplace_plan({8190, 8192, 4});  // two extra columns, rows of 32 KiB
+  ASSERT_TRUE(near);
+  EXPECT_EQ(near->algo(), inplace_algorithm::near_square);
+  EXPECT_EQ(near->geometry().near_extra, 2);
   auto far = make_inplace_plan({4097, 3001, 8});  // gcd 1, 1096 extra rows
   ASSERT_TRUE(far);
   EXPECT_EQ(far->algo(), inplace_algorithm::shuffle);
@@ -296,13 +299,15 @@ TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
 }
 
 TEST(InplaceHost, NearSquareTallAndWide) {
-  check_host({101, 103, 4});
-  check_host({103, 101, 4});
-  check_host({499, 509, 1});
-  check_host({509, 499, 16}, 2);
-  check_host({300, 301, 3});
-  check_host({1000, 1499, 2});
-  check_host({1499, 1000, 8});
+  for (const inplace_problem& p : {inplace_problem{700, 704, 4}, inplace_problem{704, 700, 4},
+                                   inplace_problem{1000, 1008, 2}, inplace_problem{1024, 1040, 1},
+                                   inplace_problem{1030, 1024, 16}, inplace_problem{1000, 1498, 8}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;
+    check_host(p);
+  }
+  check_host({1000, 1498, 8}, 2);
 }
 
 TEST(InplaceHost, RandomLargerShapesOnAllThreads) {

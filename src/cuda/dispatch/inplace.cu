@@ -340,6 +340,31 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
 
 // ---- near_square -----------------------------------------------------------------------------------------
 
+template <class Word>
+status launch_rows_copy(const inplace_rows_copy_params& p, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t blocks = std::min<std::int64_t>((p.words + 255) / 256, std::int64_t{dev.sm_count} * 16);
+  inplace_rows_copy_kernel<Word><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace near_square: wave copy");
+  return status::ok();
+}
+
+// `rows` rows of `width` bytes, src_pitch / dst_pitch bytes apart, in the widest word all of them allow.
+status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char* dst, std::int64_t dst_pitch,
+                 std::int64_t width, std::int64_t rows, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t word = common_word({reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst),
+                                         static_cast<std::uint64_t>(src_pitch), static_cast<std::uint64_t>(dst_pitch),
+                                         static_cast<std::uint64_t>(width)});
+  inplace_rows_copy_params p{src, dst, src_pitch, dst_pitch, rows * (width / word),
+                             fast_divmod(static_cast<std::uint64_t>(width / word))};
+  switch (word) {
+    case 1: return launch_rows_copy<std::uint8_t>(p, stream, dev);
+    case 2: return launch_rows_copy<std::uint16_t>(p, stream, dev);
+    case 4: return launch_rows_copy<std::uint32_t>(p, stream, dev);
+    case 8: return launch_rows_copy<uint2>(p, stream, dev);
+    default: return launch_rows_copy<uint4>(p, stream, dev);
+  }
+}
+
 status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                        const device_info& dev) {
   const std::int64_t U = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
@@ -360,15 +385,8 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
     if (status st = run_squares(U, square_grid{s, s * U, 1, 0}, data, stream, dev); !st) return st;
     for (std::int64_t i1 = s; i1 > 1;) {  // row i moves from i s to i n: the last rows first
       const std::int64_t i0 = std::max<std::int64_t>(1, i1 - g.wave_rows), rows = i1 - i0;
-      if (status st = copy(cudaMemcpyAsync(band, base + i0 * s * U, sz(rows * s * U), cudaMemcpyDeviceToDevice, stream),
-                           "inplace near_square: wave copy");
-          !st)
-        return st;
-      if (status st = copy(cudaMemcpy2DAsync(base + i0 * n * U, sz(n * U), band, sz(s * U), sz(s * U), sz(rows),
-                                             cudaMemcpyDeviceToDevice, stream),
-                           "inplace near_square: wave write");
-          !st)
-        return st;
+      if (status st = rows_copy(base + i0 * s * U, s * U, band, s * U, s * U, rows, stream, dev); !st) return st;
+      if (status st = rows_copy(band, s * U, base + i0 * n * U, n * U, s * U, rows, stream, dev); !st) return st;
       i1 = i0;
     }
     problem p{{d, s}, {1, 0}, U, {}, {n, 1}};  // extra^T: s x d at pitch n, after each row's s elements
@@ -383,15 +401,8 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   if (status st = run_squares(U, square_grid{s, n * U, 1, 0}, data, stream, dev); !st) return st;
   for (std::int64_t i0 = 1; i0 < s;) {  // row i moves from i n to i s: the first rows first
     const std::int64_t rows = std::min(g.wave_rows, s - i0);
-    if (status st = copy(cudaMemcpy2DAsync(band, sz(s * U), base + i0 * n * U, sz(n * U), sz(s * U), sz(rows),
-                                           cudaMemcpyDeviceToDevice, stream),
-                         "inplace near_square: wave copy");
-        !st)
-      return st;
-    if (status st = copy(cudaMemcpyAsync(base + i0 * s * U, band, sz(rows * s * U), cudaMemcpyDeviceToDevice, stream),
-                         "inplace near_square: wave write");
-        !st)
-      return st;
+    if (status st = rows_copy(base + i0 * n * U, n * U, band, s * U, s * U, rows, stream, dev); !st) return st;
+    if (status st = rows_copy(band, s * U, base + i0 * s * U, s * U, s * U, rows, stream, dev); !st) return st;
     i0 += rows;
   }
   problem p{{s, d}, {1, 0}, U, {}, {}};  // extra^T: d x s, packed after the s x s square

@@ -452,4 +452,27 @@ __global__ void __launch_bounds__(256) inplace_chunks_kernel(const inplace_chunk
   }
 }
 
+// ---- near_square's repitch waves -------------------------------------------------------------------------
+//
+// * rows_copy<Word>: `rows` rows of row_words words from src (src_pitch bytes apart) to dst (dst_pitch apart);
+//   src and dst never overlap (one of them is the workspace). grid: 1-D over words (grid-stride).
+
+struct inplace_rows_copy_params {
+  const unsigned char* src;
+  unsigned char* dst;
+  std::int64_t src_pitch, dst_pitch;  // bytes
+  std::int64_t words;                 // rows x row_words
+  fast_divmod div_row_words;
+};
+
+template <class Word>
+__global__ void __launch_bounds__(256) inplace_rows_copy_kernel(const inplace_rows_copy_params p) {
+  for (std::int64_t x = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; x < p.words;
+       x += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    std::uint64_t w = 0;
+    const auto r = static_cast<std::int64_t>(p.div_row_words.divmod(static_cast<std::uint64_t>(x), w));
+    reinterpret_cast<Word*>(p.dst + r * p.dst_pitch)[w] = __ldcg(reinterpret_cast<const Word*>(p.src + r * p.src_pitch) + w);
+  }
+}
+
 }  // namespace xpose::detail
