@@ -47,7 +47,7 @@ status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, 
 template <class Word>
 status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
-  const bool single = p.unit_words == 1 && p.tile == 32;
+  const bool single = p.unit_words == 1 && p.tile == square_words_single_tile;
   auto kernel = single ? inplace_square_words_kernel<Word, true> : inplace_square_words_kernel<Word, false>;
   if (status s = allow_dynamic_smem(kernel, smem, "inplace square_words shared-memory opt-in"); !s) return s;
   const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
@@ -96,7 +96,7 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     }
   }
   p.unit_words = static_cast<int>(U / word);
-  set_tiles(U <= 16 ? 32 : (U <= 64 ? 16 : 8));
+  set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));
   switch (word) {
     case 1: return launch_square_words<std::uint8_t>(p, stream, dev);
     case 2: return launch_square_words<std::uint16_t>(p, stream, dev);

@@ -87,14 +87,18 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
 }
 
 inline constexpr int square_words_threads = 256;
+/// Tile side of square_words for single-word units (compile-time).
+inline constexpr int square_words_single_tile = 64;
 
-/// Dynamic shared memory: two tiles of `tile` rows x (tile K + 1) words. SingleWord (K == 1, tile == 32):
-/// compile-time tile, so the word -> (row, column) splits are shifts, not run-time divisions.
+/// Dynamic shared memory: two tiles of `tile` rows x (tile K + 1) words. SingleWord (K == 1): compile-time
+/// tile (square_words_single_tile), the word -> (row, column) splits are shifts, and every load of the pair
+/// is issued before the stage is written.
 template <class Word, bool SingleWord>
 __global__ void __launch_bounds__(square_words_threads) inplace_square_words_kernel(const inplace_square_params p) {
   extern __shared__ unsigned char smem_raw[];
   Word* stage = reinterpret_cast<Word*>(smem_raw);
-  const int T = SingleWord ? 32 : p.tile, K = SingleWord ? 1 : p.unit_words, TK = T * K, pitch = TK + 1;
+  const int T = SingleWord ? square_words_single_tile : p.tile, K = SingleWord ? 1 : p.unit_words, TK = T * K,
+            pitch = TK + 1;
   for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
     std::uint64_t pr = 0;
     const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
@@ -105,14 +109,38 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
     unsigned char* ptr[2] = {base + I * T * p.ld + J * T * U, base + J * T * p.ld + I * T * U};
     const std::int64_t rows_left[2] = {p.n - I * T, p.n - J * T};
     const int count = I != J ? 2 : 1;
-    __syncthreads();  // the previous pair's shared reads are done
-    for (int s = 0; s < count; ++s) {
-      const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
+    if constexpr (SingleWord) {
+      // Every load of the pair into registers first (2 x 16 words a thread in flight), then the stage.
+      constexpr int per_thread = square_words_single_tile * square_words_single_tile / square_words_threads;
+      constexpr int row_step = square_words_threads / square_words_single_tile;
+      const int r0 = threadIdx.x / square_words_single_tile, col = threadIdx.x % square_words_single_tile;
+      Word v[2][per_thread];
+#pragma unroll
+      for (int s = 0; s < 2; ++s)
+#pragma unroll
+        for (int i = 0; i < per_thread; ++i) {
+          const int r = r0 + i * row_step;
+          if (s < count && r < rows_left[s] && col < rows_left[1 - s])
+            v[s][i] = __ldcg(reinterpret_cast<const Word*>(ptr[s] + r * p.ld) + col);
+        }
+      __syncthreads();  // the previous pair's shared reads are done
+#pragma unroll
+      for (int s = 0; s < 2; ++s)
+#pragma unroll
+        for (int i = 0; i < per_thread; ++i) {
+          const int r = r0 + i * row_step;
+          if (s < count && r < rows_left[s] && col < rows_left[1 - s]) stage[s * T * pitch + r * pitch + col] = v[s][i];
+        }
+    } else {
+      __syncthreads();  // the previous pair's shared reads are done
+      for (int s = 0; s < count; ++s) {
+        const std::int64_t rl = rows_left[s], cl = rows_left[1 - s];
 #pragma unroll 4
-      for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
-        const int r = x / TK, rem = x - r * TK;
-        if (r < rl && rem < cl * K)
-          stage[s * T * pitch + r * pitch + rem] = reinterpret_cast<const Word*>(ptr[s] + r * p.ld)[rem];
+        for (int x = threadIdx.x; x < T * TK; x += blockDim.x) {
+          const int r = x / TK, rem = x - r * TK;
+          if (r < rl && rem < cl * K)
+            stage[s * T * pitch + r * pitch + rem] = reinterpret_cast<const Word*>(ptr[s] + r * p.ld)[rem];
+        }
       }
     }
     __syncthreads();
