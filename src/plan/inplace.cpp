@@ -172,7 +172,7 @@ bool plan_near_square(inplace_geometry& g) {
   g.near_side = s;
   g.near_extra = d;
   g.wave_rows = std::clamp<std::int64_t>(near_square_part_bytes / (s * U), 1, s);
-  g.workspace_bytes = s * d * U + g.wave_rows * s * U + 2 * workspace_slack;
+  g.workspace_bytes = s * d * U + std::max(g.wave_rows * s * U, 4 * (s + 1)) + 2 * workspace_slack;
   return true;
 }
 

@@ -147,7 +147,9 @@ TEST(InplaceGpu, NearSquareTallWideAndShifts) {
   check({1030, 1024, 16});
   check({1000, 1498, 8});
   check({700, 704, 4}, 4);   // a misaligned base: the square pass through words
-  check({20000, 20016, 1});  // several waves
+  check({20000, 20016, 1});  // many bands
+  check({16500, 16504, 4});  // rows over 64 KiB: waves through the workspace
+  check({16504, 16500, 4});
   for (const inplace_problem& p : {inplace_problem{8190, 8192, 4}, inplace_problem{1030, 1024, 16}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);

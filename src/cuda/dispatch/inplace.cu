@@ -365,6 +365,45 @@ status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char
   }
 }
 
+template <class Word>
+status launch_repitch(inplace_repitch_params p, cudaStream_t stream, const device_info& dev) {
+  const std::int64_t row_words = p.row_bytes / static_cast<std::int64_t>(sizeof(Word));
+  p.div_row_words = fast_divmod(static_cast<std::uint64_t>(row_words));
+  const std::int64_t smem = p.band * p.row_bytes;
+  auto kernel = inplace_repitch_kernel<Word>;
+  if (status s = allow_dynamic_smem(kernel, smem, "inplace near_square repitch shared-memory opt-in"); !s) return s;
+  const std::int64_t blocks = std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * 8);
+  kernel<<<static_cast<unsigned>(blocks), 256, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace near_square repitch");
+  return status::ok();
+}
+
+// Rows 1 .. rows-1 from src_pitch to dst_pitch in place, bands staged in shared memory (`flags`: scratch of
+// 4 (rows + 1) bytes).
+status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pitch, std::int64_t row_bytes,
+               std::int64_t rows, unsigned char* flags, cudaStream_t stream, const device_info& dev) {
+  inplace_repitch_params p{};
+  p.data = data;
+  p.src_pitch = src_pitch, p.dst_pitch = dst_pitch;
+  p.rows = rows;
+  p.row_bytes = row_bytes;
+  p.band = std::max<std::int64_t>(1, inplace_tuning::repitch_band_bytes / row_bytes);
+  p.bands = (rows - 1 + p.band - 1) / p.band;
+  p.ticket = reinterpret_cast<unsigned int*>(flags);
+  p.flags = p.ticket + 1;
+  if (cudaError_t e = cudaMemsetAsync(flags, 0, static_cast<std::size_t>(4 * (p.bands + 1)), stream); e != cudaSuccess)
+    return cuda_failure(e, "inplace near_square: clearing the repitch flags");
+  const std::int64_t word = common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(src_pitch),
+                                         static_cast<std::uint64_t>(dst_pitch), static_cast<std::uint64_t>(row_bytes)});
+  switch (word) {
+    case 1: return launch_repitch<std::uint8_t>(p, stream, dev);
+    case 2: return launch_repitch<std::uint16_t>(p, stream, dev);
+    case 4: return launch_repitch<std::uint32_t>(p, stream, dev);
+    case 8: return launch_repitch<uint2>(p, stream, dev);
+    default: return launch_repitch<uint4>(p, stream, dev);
+  }
+}
+
 status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                        const device_info& dev) {
   const std::int64_t U = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
@@ -383,7 +422,10 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
         !st)
       return st;
     if (status st = run_squares(U, square_grid{s, s * U, 1, 0}, data, stream, dev); !st) return st;
-    for (std::int64_t i1 = s; i1 > 1;) {  // row i moves from i s to i n: the last rows first
+    if (s * U <= inplace_tuning::repitch_band_bytes) {
+      if (status st = repitch(base, s * U, n * U, s * U, s, band, stream, dev); !st) return st;
+    }
+    for (std::int64_t i1 = s * U <= inplace_tuning::repitch_band_bytes ? 1 : s; i1 > 1;) {  // row i moves from i s to i n: the last rows first
       const std::int64_t i0 = std::max<std::int64_t>(1, i1 - g.wave_rows), rows = i1 - i0;
       if (status st = rows_copy(base + i0 * s * U, s * U, band, s * U, s * U, rows, stream, dev); !st) return st;
       if (status st = rows_copy(band, s * U, base + i0 * n * U, n * U, s * U, rows, stream, dev); !st) return st;
@@ -399,7 +441,10 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
       !st)
     return st;
   if (status st = run_squares(U, square_grid{s, n * U, 1, 0}, data, stream, dev); !st) return st;
-  for (std::int64_t i0 = 1; i0 < s;) {  // row i moves from i n to i s: the first rows first
+  if (s * U <= inplace_tuning::repitch_band_bytes) {
+    if (status st = repitch(base, n * U, s * U, s * U, s, band, stream, dev); !st) return st;
+  }
+  for (std::int64_t i0 = s * U <= inplace_tuning::repitch_band_bytes ? s : 1; i0 < s;) {  // row i moves from i n to i s: the first rows first
     const std::int64_t rows = std::min(g.wave_rows, s - i0);
     if (status st = rows_copy(base + i0 * n * U, n * U, band, s * U, s * U, rows, stream, dev); !st) return st;
     if (status st = rows_copy(band, s * U, base + i0 * s * U, s * U, s * U, rows, stream, dev); !st) return st;

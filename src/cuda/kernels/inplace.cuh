@@ -480,10 +480,89 @@ __global__ void __launch_bounds__(256) inplace_chunks_kernel(const inplace_chunk
   }
 }
 
-// ---- near_square's repitch waves -------------------------------------------------------------------------
+// ---- near_square's repitch -------------------------------------------------------------------------------
 //
+// * repitch<Word>: rows 1 .. rows-1 move from pitch src_pitch to dst_pitch in place (row 0 stays). Bands of
+//   `band` rows are taken in the order that never overwrites a row before it is read (ascending when the
+//   pitch shrinks, descending when it grows) from a ticket counter, so every earlier band belongs to a block
+//   that is already running. A block loads its band into shared memory, publishes a flag (its rows are
+//   read), waits for the flags of the earlier bands whose rows its destinations overlap (they never wait
+//   before publishing, so this cannot deadlock), then stores. One read and one write a byte.
+//   grid: 1-D (ticketed); block: 256 threads; dynamic shared memory: band rows.
 // * rows_copy<Word>: `rows` rows of row_words words from src (src_pitch bytes apart) to dst (dst_pitch apart);
-//   src and dst never overlap (one of them is the workspace). grid: 1-D over words (grid-stride).
+//   src and dst never overlap (one of them is the workspace): the repitch of rows too long for a band.
+//   grid: 1-D over words (grid-stride).
+
+struct inplace_repitch_params {
+  unsigned char* data;
+  std::int64_t src_pitch, dst_pitch;  // bytes
+  std::int64_t rows;                  // rows of the matrix (row 0 stays)
+  std::int64_t band;                  // rows a band
+  std::int64_t bands;                 // ceil((rows - 1) / band)
+  fast_divmod div_row_words;          // by the words of a row
+  std::int64_t row_bytes;
+  unsigned int* ticket;               // zeroed before the launch
+  unsigned int* flags;                // `bands` flags, zeroed before the launch
+};
+
+template <class Word>
+__global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repitch_params p) {
+  extern __shared__ unsigned char smem_raw[];
+  Word* stage = reinterpret_cast<Word*>(smem_raw);
+  __shared__ unsigned int taken;
+  const bool grows = p.dst_pitch > p.src_pitch;  // rows move up in memory: the last rows first
+  const std::uint64_t row_words = p.div_row_words.divisor;
+  for (;;) {
+    if (threadIdx.x == 0) taken = atomicAdd(p.ticket, 1u);
+    __syncthreads();
+    const std::int64_t k = taken;
+    if (k >= p.bands) return;
+    std::int64_t i0 = 0, i1 = 0;  // the band's rows
+    if (grows) {
+      i1 = p.rows - k * p.band;
+      i0 = i1 - p.band > 1 ? i1 - p.band : 1;
+    } else {
+      i0 = 1 + k * p.band;
+      i1 = i0 + p.band < p.rows ? i0 + p.band : p.rows;
+    }
+    const std::uint64_t words = static_cast<std::uint64_t>(i1 - i0) * row_words;
+    for (std::uint64_t x = threadIdx.x; x < words; x += blockDim.x) {
+      std::uint64_t w = 0;
+      const std::uint64_t r = p.div_row_words.divmod(x, w);
+      stage[x] = __ldcg(reinterpret_cast<const Word*>(p.data + (i0 + static_cast<std::int64_t>(r)) * p.src_pitch) + w);
+    }
+    __syncthreads();  // the band is read
+    if (threadIdx.x == 0) {
+      __threadfence();
+      atomicExch(p.flags + k, 1u);
+      // Earlier bands (read before ours) whose source rows the destinations [d0, d1) overlap.
+      const std::int64_t d0 = i0 * p.dst_pitch, d1 = (i1 - 1) * p.dst_pitch + p.row_bytes;
+      std::int64_t j_lo = 0, j_hi = 0;  // overlapping source rows
+      j_lo = d0 < p.row_bytes ? 0 : (d0 - p.row_bytes) / p.src_pitch + 1;
+      j_hi = (d1 - 1) / p.src_pitch;
+      std::int64_t k_lo = k, k_hi = k - 1;  // bands to wait for
+      if (grows && j_hi >= i1) {             // rows i1 .. j_hi: bands k - 1 down to the one holding j_hi
+        k_hi = k - 1;
+        k_lo = (p.rows - 1 - (j_hi < p.rows ? j_hi : p.rows - 1)) / p.band;
+      } else if (!grows && j_lo < i0) {  // rows j_lo .. i0 - 1
+        k_hi = k - 1;
+        k_lo = ((j_lo > 1 ? j_lo : 1) - 1) / p.band;
+      }
+      for (std::int64_t kk = k_lo; kk <= k_hi; ++kk)
+        while (atomicAdd(p.flags + kk, 0u) == 0u) {
+        }
+      __threadfence();
+    }
+    __syncthreads();
+    for (std::uint64_t x = threadIdx.x; x < words; x += blockDim.x) {
+      std::uint64_t w = 0;
+      const std::uint64_t r = p.div_row_words.divmod(x, w);
+      reinterpret_cast<Word*>(p.data + (i0 + static_cast<std::int64_t>(r)) * p.dst_pitch)[w] = stage[x];
+    }
+    __syncthreads();  // the stage and `taken` are reused
+  }
+}
+
 
 struct inplace_rows_copy_params {
   const unsigned char* src;
