@@ -35,11 +35,12 @@
 //              memory, and the units of h elements moved along the cycles of the a x k transposition they
 //              then need (the unit pass of `tile_cycles`; for k x m it runs first).
 // * `near_square` — one s x (s + d) or (s + d) x s matrix with few extra columns or rows (d <= s / 2, their
-//              s x d elements within 8 MiB) whose square part has rows a 16-byte multiple apart and units of
-//              1, 2, 4, 8 or 16 bytes, e.g. 8190 x 8192: the extra part is saved to the workspace,
+//              s x d elements within 8 MiB) of 4-, 8- or 16-byte units (1 or 2 bytes when the square part's
+//              rows are a 16-byte multiple apart), e.g. 8191 x 8193: the extra part is saved to the workspace,
 //              the s x s square transposed in place (the `square` kernel, at the matrix's pitch), its rows
-//              moved to the transposed pitch in waves through the workspace, and the saved part written
-//              back transposed (an out-of-place transpose).
+//              moved to the transposed pitch (in place, bands staged in shared memory, each waiting only
+//              for the bands whose rows it overwrites), and the saved part written back transposed (an
+//              out-of-place transpose).
 //
 // ## Workspace bound (GPU)
 // `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip

@@ -163,11 +163,11 @@ bool plan_near_square(inplace_geometry& g) {
   using namespace inplace_tuning;
   const std::int64_t s = std::min(g.rows, g.cols), d = std::max(g.rows, g.cols) - s, U = g.elem_bytes;
   if (g.batch != 1 || d > s / 2 || d > near_square_part_bytes / U / s) return false;
-  // The square pass must run on 16-byte vectors (rows of the square a 16-byte multiple apart, units of 1-16
-  // bytes): through words, at odd pitches, it ran at 0.56 of memcpy, and the whole transpose (8191 x 8193
-  // fp32: 0.20) lost to `shuffle` (0.22). Aligned, 8190 x 8192 fp32 reaches 0.29.
+  // The square pass must run on 16-byte vectors (rows of the square a 16-byte multiple apart) or on single
+  // words of 4-16 bytes: 1- and 2-byte words at odd pitches ran the square pass at 0.30 / 0.51 of memcpy
+  // (u8 / fp16 8191^2), slower than `shuffle` overall. Units of 1, 2, 4, 8 or 16 bytes only.
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;
-  if (pitch % 16 != 0 || U > 16 || (U & (U - 1)) != 0) return false;
+  if (U > 16 || (U & (U - 1)) != 0 || (pitch % 16 != 0 && U < 4)) return false;
   g.algo = inplace_algorithm::near_square;
   g.near_side = s;
   g.near_extra = d;

@@ -140,6 +140,9 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
 TEST(InplaceGpu, NearSquareTallWideAndShifts) {
   check({8190, 8192, 4});
   check({8192, 8188, 4});
+  check({8191, 8193, 4});  // odd pitches: the square pass through single words
+  check({8193, 8191, 8});
+  check({7919, 7907, 4}, 4);
   check({700, 704, 4});
   check({704, 700, 4});
   check({1000, 1008, 2});

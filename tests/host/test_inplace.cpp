@@ -115,9 +115,12 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   std::int64_t span = 0;
   ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, false));
   EXPECT_EQ(g.algo, inplace_algorithm::shuffle);
-  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1; the square's rows are not 16-byte aligned
+  auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
   ASSERT_TRUE(prime);
-  EXPECT_EQ(prime->algo(), inplace_algorithm::shuffle);
+  EXPECT_EQ(prime->algo(), inplace_algorithm::near_square);
+  auto prime8 = make_inplace_plan({8191, 8193, 1});  // the same in bytes: odd pitches of 1-byte words
+  ASSERT_TRUE(prime8);
+  EXPECT_EQ(prime8->algo(), inplace_algorithm::shuffle);
   auto near = make_inplace_plan({8190, 8192, 4});  // two extra columns, rows of 32 KiB
   ASSERT_TRUE(near);
   EXPECT_EQ(near->algo(), inplace_algorithm::near_square);
