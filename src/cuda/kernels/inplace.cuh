@@ -525,11 +525,12 @@ __global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repi
       i0 = 1 + k * p.band;
       i1 = i0 + p.band < p.rows ? i0 + p.band : p.rows;
     }
-    const std::uint64_t words = static_cast<std::uint64_t>(i1 - i0) * row_words;
-    for (std::uint64_t x = threadIdx.x; x < words; x += blockDim.x) {
-      std::uint64_t w = 0;
-      const std::uint64_t r = p.div_row_words.divmod(x, w);
-      stage[x] = __ldcg(reinterpret_cast<const Word*>(p.data + (i0 + static_cast<std::int64_t>(r)) * p.src_pitch) + w);
+    const auto row_w = static_cast<std::uint32_t>(row_words);
+    for (std::int64_t i = i0; i < i1; ++i) {
+      const Word* src = reinterpret_cast<const Word*>(p.data + i * p.src_pitch);
+      Word* st = stage + static_cast<std::uint32_t>(i - i0) * row_w;
+#pragma unroll 8
+      for (std::uint32_t w = threadIdx.x; w < row_w; w += blockDim.x) st[w] = __ldcg(src + w);
     }
     __syncthreads();  // the band is read
     if (threadIdx.x == 0) {
@@ -549,15 +550,16 @@ __global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repi
         k_lo = ((j_lo > 1 ? j_lo : 1) - 1) / p.band;
       }
       for (std::int64_t kk = k_lo; kk <= k_hi; ++kk)
-        while (atomicAdd(p.flags + kk, 0u) == 0u) {
+        while (*static_cast<volatile unsigned int*>(p.flags + kk) == 0u) {
         }
       __threadfence();
     }
     __syncthreads();
-    for (std::uint64_t x = threadIdx.x; x < words; x += blockDim.x) {
-      std::uint64_t w = 0;
-      const std::uint64_t r = p.div_row_words.divmod(x, w);
-      reinterpret_cast<Word*>(p.data + (i0 + static_cast<std::int64_t>(r)) * p.dst_pitch)[w] = stage[x];
+    for (std::int64_t i = i0; i < i1; ++i) {
+      Word* dst = reinterpret_cast<Word*>(p.data + i * p.dst_pitch);
+      const Word* st = stage + static_cast<std::uint32_t>(i - i0) * row_w;
+#pragma unroll 8
+      for (std::uint32_t w = threadIdx.x; w < row_w; w += blockDim.x) dst[w] = st[w];
     }
     __syncthreads();  // the stage and `taken` are reused
   }
