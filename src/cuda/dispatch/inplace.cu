@@ -39,7 +39,10 @@ template <int U>
 status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
   using S = square_shape<U>;
   const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64);
-  inplace_square_vec16_kernel<U><<<static_cast<unsigned>(blocks), S::threads, 0, stream>>>(p);
+  const std::int64_t smem = 2 * std::int64_t{S::tile_rows} * S::MR * 16;
+  auto kernel = inplace_square_vec16_kernel<U>;
+  if (status s = allow_dynamic_smem(kernel, smem, "inplace square_vec16 shared-memory opt-in"); !s) return s;
+  kernel<<<static_cast<unsigned>(blocks), S::threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_vec16 launch");
   return status::ok();
 }

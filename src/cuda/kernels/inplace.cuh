@@ -61,7 +61,8 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
   using S = square_shape<UnitBytes>;
   static_assert(S::tile_rows == S::tile_cols, "square tiles");
   constexpr int T = S::tile_rows;
-  __shared__ uint4 tiles[2][T * S::MR];
+  extern __shared__ uint4 smem_tiles[];  // two tiles of T x MR chunks (dynamic: 64 KiB for fp16 pairs)
+  uint4* tiles[2] = {smem_tiles, smem_tiles + T * S::MR};
   for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
     std::uint64_t pr = 0;
     const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);

@@ -83,8 +83,8 @@ struct inplace_square_policy {
   static constexpr int mr = 16, mc = 16, per_thread = 1;  // 4: 64 x 64 units; 8: 32 x 32 (256 threads)
 };
 template <>
-struct inplace_square_policy<2> {  // 64 x 64 units, 64 threads (two 128 x 128 tiles would need 64 KiB)
-  static constexpr int mr = 8, mc = 8, per_thread = 1;
+struct inplace_square_policy<2> {  // 128 x 128 units, 256 threads (a pair: 64 KiB of dynamic shared memory)
+  static constexpr int mr = 16, mc = 16, per_thread = 1;
 };
 template <>
 struct inplace_square_policy<1> {  // 128 x 128 bytes, 64 threads (16 x 16-byte register transposes)
