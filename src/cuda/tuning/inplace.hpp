@@ -86,9 +86,11 @@ template <>
 struct inplace_square_policy<2> {  // 128 x 128 units, 256 threads (a pair: 64 KiB of dynamic shared memory)
   static constexpr int mr = 16, mc = 16, per_thread = 1;
 };
+// 256 x 256 bytes, 256 threads (16 x 16-byte register transposes; a pair: 128 KiB of dynamic shared memory,
+// one block an SM). H100: 16384^2 0.896 -> 0.938, 8192^2 0.885 -> 0.890 (528 pairs: 4 a SM).
 template <>
-struct inplace_square_policy<1> {  // 128 x 128 bytes, 64 threads (16 x 16-byte register transposes)
-  static constexpr int mr = 8, mc = 8, per_thread = 1;
+struct inplace_square_policy<1> {
+  static constexpr int mr = 16, mc = 16, per_thread = 1;
 };
 template <>
 struct inplace_square_policy<16> {  // 32 x 32 units, 256 threads x 4 micro-tiles
