@@ -114,6 +114,9 @@ bool plan_unit_cycles(inplace_geometry& g, std::int64_t A, std::int64_t t, std::
 
 // tile_cycles (see inplace.hpp): true when the shape suits it.
 bool plan_tile_cycles(inplace_geometry& g) {
+  // units = rows cols / t >= max(rows, cols) (t <= gcd): nothing to search beyond that (and the divisor
+  // search below stays within sqrt(max_cycle_units) steps).
+  if (std::max(g.rows, g.cols) > inplace_tuning::max_cycle_units) return false;
   const std::int64_t t = cycle_tile(g.c, g.elem_bytes, g.rows * g.cols);
   if (t == 0 || !plan_unit_cycles(g, g.rows / t, t, g.cols / t, t * g.elem_bytes)) return false;
   g.algo = inplace_algorithm::tile_cycles;
@@ -140,6 +143,8 @@ bool plan_skinny_cycles(inplace_geometry& g) {
     else if (above[aligned] == 0 || h < above[aligned]) above[aligned] = h;
   };
   if (k > skinny_chunk_bytes / U / 2) return false;
+  // m k / h <= max_cycle_units with h <= skinny_chunk_bytes / (U k): bounds m (and the divisor search).
+  if (m / (skinny_chunk_bytes / U / k) > max_cycle_units / k) return false;
   for (std::int64_t d = 1; d * d <= m; ++d)
     if (m % d == 0) consider(d), consider(m / d);
   std::int64_t h = 0;

@@ -1,4 +1,4 @@
-// libFuzzer harness: make_plan and the CPU executor on random, mostly hostile, problems.
+// libFuzzer harness: make_plan, make_inplace_plan and the CPU executor on random, mostly hostile, problems.
 //
 // The bytes decode into a problem of rank 0..9 whose extents, strides, axes and element size may be zero,
 // negative, huge (up to INT64_MIN / INT64_MAX), repeated, out of range or of the wrong count (format below).
@@ -18,7 +18,8 @@
 // Any violation prints the problem and aborts, which libFuzzer reports as a crash.
 //
 // Input format (a missing byte reads as 0):
-//   byte 0   rank = b % 10
+//   byte 0   rank = b % 10; b >= 250: an in-place problem instead (fuzz_inplace: threads {1, 2, 0, -1, 1, 2}
+//            [b - 250], then elem_bytes, rows, cols, batch, ld, batch_stride as values)
 //   byte 1   bit 0: axes given (else empty: reversed); bit 1: in_strides given; bit 2: out_strides given;
 //            bits 4-5: threads 1, 2, 0 (all), -1; bit 6: a misalignment byte follows the lists;
 //            bit 7: streaming stores forced on
@@ -271,11 +272,90 @@ c_plan check_c_api(const problem& p, const xpose::result<xpose::plan>& cpp) {
   return h;
 }
 
+// ---- in-place mode (byte 0 >= 250) ---------------------------------------------------------------------
+
+[[noreturn]] void fail(const xpose::inplace_problem& p, const std::string& what) {
+  std::ostringstream os;
+  os << "fuzz_plan (in place): " << what << "\n  problem: " << p << '\n';
+  std::fputs(os.str().c_str(), stderr);
+  std::abort();
+}
+
+// make_inplace_plan on hostile fields; an accepted problem is checked against the rules of inplace.hpp
+// (independently of src/plan, in 128-bit arithmetic), and run on the CPU when it spans at most 1 MiB: an
+// exact-size buffer (AddressSanitizer sees any byte past either end), every byte compared with the naive
+// transpose (gaps between pitched rows and matrices unchanged), the C API's plan giving the same bytes.
+int fuzz_inplace(reader& r, int threads) {
+  xpose::inplace_problem p;
+  p.elem_bytes = r.value();
+  p.rows = r.value();
+  p.cols = r.value();
+  p.batch = r.value();
+  p.ld = r.value();
+  p.batch_stride = r.value();
+  auto plan = xpose::make_inplace_plan(p);
+  xpose_inplace_plan h = nullptr;
+  const xpose_status cs = xpose_inplace_plan_create(&h, p.rows, p.cols, p.elem_bytes, p.batch, p.ld, p.batch_stride);
+  const std::unique_ptr<xpose_inplace_plan_t, decltype(&xpose_inplace_plan_destroy)> c_plan(h, &xpose_inplace_plan_destroy);
+  if (const char* v = std::getenv("XPOSE_FUZZ_VERBOSE"); v != nullptr && *v != '\0' && *v != '0') {
+    std::ostringstream os;
+    os << "in place " << p << " threads " << threads << "  ->  ";
+    if (plan) os << plan->geometry();
+    else os << plan.error();
+    std::fprintf(stderr, "%s\n", os.str().c_str());
+  }
+  if (static_cast<int>(cs) != static_cast<int>(plan ? status_code::success : plan.error().code()))
+    fail(p, "xpose_inplace_plan_create's status differs from make_inplace_plan's");
+  if (!plan) {
+    const xpose::status& e = plan.error();
+    if (e.code() != status_code::invalid_argument) fail(p, "unexpected status " + text(e));
+    if (std::string(xpose_last_error_message()) != e.message()) fail(p, "the C API's message differs");
+    for (const char* n : {"rows", "cols", "elem_bytes", "batch", "ld", "batch_stride"})
+      if (e.message().find(n) != std::string::npos) return 0;
+    fail(p, "error message names no field: " + text(e));
+  }
+  // Accepted: valid by inplace.hpp's rules, and the same span.
+  using wide = __int128;
+  if (p.rows < 0 || p.cols < 0 || p.elem_bytes < 1 || p.batch < 0 || p.ld < 0 || p.batch_stride < 0)
+    fail(p, "accepted a negative field or elem_bytes < 1");
+  const std::int64_t ld = p.ld == 0 ? p.cols : p.ld;
+  if (ld < p.cols) fail(p, "accepted ld < cols");
+  if (ld != p.cols && p.rows != p.cols && p.rows > 1 && p.cols > 1) fail(p, "accepted a pitched rectangle");
+  const wide matrix_span = p.rows > 0 && p.cols > 0 ? wide{p.rows - 1} * ld + p.cols : 0;
+  const wide bstride = p.batch_stride == 0 ? wide{p.rows} * ld : wide{p.batch_stride};
+  if (p.batch > 1 && matrix_span > 0 && bstride < matrix_span) fail(p, "accepted overlapping matrices");
+  const wide span = p.batch > 0 && matrix_span > 0 ? (wide{p.batch - 1} * bstride + matrix_span) * p.elem_bytes : 0;
+  if (span > INT64_MAX || wide{plan->span_bytes()} != span) fail(p, "span_bytes differs from the reference's");
+  const wide ws_bound = std::max<wide>(wide{std::max(p.rows, p.cols)} * p.elem_bytes, wide{32} << 20) + 512;
+  if (plan->workspace_bytes() < 0 || plan->workspace_bytes() > ws_bound) fail(p, "workspace_bytes exceeds its bound");
+  if (span == 0 || span > max_view_bytes) return 0;
+
+  const auto n = static_cast<std::size_t>(span);
+  std::unique_ptr<unsigned char[]> buf(new unsigned char[n]), twin(new unsigned char[n]);
+  for (std::size_t i = 0; i < n; ++i) buf[i] = static_cast<unsigned char>((i * 0x9E3779B1u) >> 13) | 1;
+  std::vector<unsigned char> want(buf.get(), buf.get() + n);
+  std::memcpy(twin.get(), buf.get(), n);
+  const std::int64_t U = p.elem_bytes, bs = static_cast<std::int64_t>(bstride), out_ld = p.rows == p.cols ? ld : p.rows;
+  for (std::int64_t b = 0; b < p.batch; ++b)
+    for (std::int64_t i = 0; i < p.rows; ++i)
+      for (std::int64_t j = 0; j < p.cols; ++j)
+        std::memcpy(want.data() + (b * bs + j * out_ld + i) * U, buf.get() + (b * bs + i * ld + j) * U,
+                    static_cast<std::size_t>(U));
+  if (xpose::status st = plan->execute_host(buf.get(), threads); !st) fail(p, "execute_host failed: " + text(st));
+  if (!std::equal(want.begin(), want.end(), buf.get())) fail(p, "execute_host differs from the naive transpose");
+  if (xpose_inplace_plan_execute_host(c_plan.get(), twin.get(), threads) != XPOSE_SUCCESS ||
+      !std::equal(want.begin(), want.end(), twin.get()))
+    fail(p, "xpose_inplace_plan_execute_host differs from the naive transpose");
+  return 0;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   reader r(data, size);
-  const int rank = r.byte() % 10;
+  const std::uint8_t first = r.byte();
+  if (first >= 250) return fuzz_inplace(r, std::array<int, 6>{1, 2, 0, -1, 1, 2}[first - 250]);
+  const int rank = first % 10;
   const std::uint8_t flags = r.byte(), lengths = r.byte();
   const auto list_length = [&](int field) {
     switch ((lengths >> (2 * field)) & 3) {

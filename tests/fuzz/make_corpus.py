@@ -3,7 +3,8 @@
 
 The format is the one documented at the top of fuzz_plan.cpp. Seeds cover every canonical form (copy, rows,
 transpose2d), pitched, broadcast and overlapping-read views, odd element sizes, every SIMD level and
-streaming, and one hostile problem per error case of docs/errors.md; libFuzzer mutates from there.
+streaming, and one hostile problem per error case of docs/errors.md, and in-place problems of every algorithm;
+libFuzzer mutates from there.
 Re-run after changing the format: python3 tests/fuzz/make_corpus.py
 """
 import os
@@ -42,6 +43,14 @@ def encode(shape, elem_bytes, axes=None, in_strides=None, out_strides=None, thre
         out += value(v)
     if skew is not None:
         out += bytes([skew[0] | skew[1] << 4])
+    return out
+
+
+def inplace(elem_bytes, rows, cols, batch, ld, batch_stride, threads=1):
+    """An in-place problem: byte 0 = 250 + the threads code (1, 2, 0, -1), then the fields as values."""
+    out = bytes([250 + {1: 0, 2: 1, 0: 2, -1: 3}[threads]])
+    for v in (elem_bytes, rows, cols, batch, ld, batch_stride):
+        out += value(v)
     return out
 
 
@@ -99,6 +108,20 @@ SEEDS = {
     'unsupported-strided-gather': encode([4, 5], 4, axes=[1, 0], in_strides=[10, 2]),
     'unsupported-strided-scatter': encode([4, 5], 4, axes=[1, 0], out_strides=[8, 2]),
     'raw-bytes': bytes(range(0xf0, 0x100)) * 3,
+    # in-place problems (byte 0 >= 250): elem_bytes, rows, cols, batch, ld, batch_stride
+    'inplace-square-pitched': inplace(4, 37, 37, 3, 41, 0),
+    'inplace-shuffle': inplace(1, 641, 643, 1, 0, 0, threads=2),
+    'inplace-small-chunk': inplace(8, 29, 31, 1, 0, 0),
+    'inplace-tile-cycles': inplace(4, 96, 64, 2, 0, 0),
+    'inplace-skinny-cycles': inplace(4, 4096, 3, 1, 0, 0, threads=0),
+    'inplace-skinny-wide-gaps': inplace(8, 7, 3000, 2, 0, 7 * 3000 + 5),
+    'inplace-near-square': inplace(1, 656, 672, 1, 0, 0),
+    'inplace-odd-units': inplace(3, 120, 180, 2, 0, 0),
+    'inplace-huge-not-run': inplace(1, 2**40, 2**20 + 2, 1, 0, 0),
+    'inplace-bad-pitched-rectangle': inplace(4, 5, 7, 1, 9, 0),
+    'inplace-bad-overlap': inplace(4, 10, 10, 2, 0, 50),
+    'inplace-bad-overflow': inplace(8, 2**31, 2**31, 2, 0, 0),
+    'inplace-bad-negative': inplace(-1, 5, 7, 1, 0, 0),
 }
 
 
