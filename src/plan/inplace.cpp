@@ -195,7 +195,7 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   if (p.batch_stride < 0) return invalid("batch_stride = ", p.batch_stride, " is negative (0 means rows * ld)");
   const std::int64_t ld = p.ld == 0 ? p.cols : p.ld;
   if (ld < p.cols) return invalid("ld = ", p.ld, " is smaller than cols = ", p.cols);
-  if (ld != p.cols && p.rows != p.cols && p.rows > 1 && p.cols > 1) {
+  if (ld != p.cols && p.rows != p.cols && p.rows > 1) {  // n x 1 too: its transpose is packed
     return invalid("ld = ", p.ld, " differs from cols = ", p.cols, ", but a pitched in-place transpose needs a square ",
                    "matrix: a ", p.rows, " x ", p.cols, " one changes its row length (pack it first)");
   }

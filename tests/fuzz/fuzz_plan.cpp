@@ -320,7 +320,7 @@ int fuzz_inplace(reader& r, int threads) {
     fail(p, "accepted a negative field or elem_bytes < 1");
   const std::int64_t ld = p.ld == 0 ? p.cols : p.ld;
   if (ld < p.cols) fail(p, "accepted ld < cols");
-  if (ld != p.cols && p.rows != p.cols && p.rows > 1 && p.cols > 1) fail(p, "accepted a pitched rectangle");
+  if (ld != p.cols && p.rows != p.cols && p.rows > 1) fail(p, "accepted a pitched rectangle");
   const wide matrix_span = p.rows > 0 && p.cols > 0 ? wide{p.rows - 1} * ld + p.cols : 0;
   const wide bstride = p.batch_stride == 0 ? wide{p.rows} * ld : wide{p.batch_stride};
   if (p.batch > 1 && matrix_span > 0 && bstride < matrix_span) fail(p, "accepted overlapping matrices");

@@ -237,6 +237,7 @@ TEST(InplacePlan, ErrorsNameTheField) {
       {{4, 4, 4, 1, -1}, "ld"},
       {{4, 4, 4, 1, 3}, "ld"},
       {{4, 6, 4, 1, 8}, "ld"},
+      {{59, 1, 4, 2, 2}, "ld"},  // a pitched column: its transpose (a packed row) moves data (fuzz reproducer)
       {{4, 4, 4, 2, 0, -5}, "batch_stride"},
       {{4, 4, 4, 2, 0, 10}, "batch_stride"},
       {{std::int64_t{1} << 40, std::int64_t{1} << 40, 4}, "overflow"},
@@ -272,6 +273,7 @@ TEST(InplaceHost, BatchesPitchedSquaresAndGaps) {
   check_host({5, 9, 2, 7, 0, 0});             // batch of rectangles
   check_host({9, 5, 16, 4, 0, 50});           // rectangles with gaps
   check_host({100, 100, 1, 2, 128, 0}, 2);
+  check_host({1, 59, 4, 2, 64, 0});  // a pitched row is its own transpose
 }
 
 TEST(InplaceHost, ShuffleOnShapesThatTakeTileCycles) {
