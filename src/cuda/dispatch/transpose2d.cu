@@ -355,19 +355,25 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     return launch_box(box, d_in, d_out, stream, dev);
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream);
+  // Small misaligned problems of 1-byte units: shift16's 128 x 128-byte tiles (64 threads, each a long chain
+  // of realignment steps) leave most SMs idle; words' 64 x 64 tiles (256 threads) give four times as many.
+  // H100, u8 100 x 300 (3 shift16 tiles): 10.7 us -> 6.7 us. Aligned vec16 tiles keep their lead (u8
+  // 1024^2: 5.7 us vs 8.5 us as words; fp16 8 x 32 x 784: 4.9 vs 12.9 us).
+  const bool few_tiles16 =
+      unit == 1 && ceil_div(g.rows, 128) * ceil_div(g.cols, 128) * g.batch_count() * 2 < dev.sm_count;
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
   // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte
   // units only on large matrices: its tiles overlap by one micro-tile and its first, last and edge tiles take
   // the checked paths, which dominate when a side has few tiles (H100, N-d suite fp32: 312 x 679 x 633 0.83
   // vs gather16 0.93, 19810 x 678 0.83 vs 0.88; 4097 x 3001 0.90 vs 0.87, 101260 x 1325 0.87 vs 0.77).
-  if (vec16_tiles_filled(g.rows, g.cols, unit) &&
+  if (vec16_tiles_filled(g.rows, g.cols, unit) && !few_tiles16 &&
       (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side)))
     return launch_tiles16<true>(p, unit, compound, stream);
   // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
   if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
-  if (g.rows >= 16 && g.cols >= 16 && unit <= 16) {
+  if (g.rows >= 16 && g.cols >= 16 && unit <= 16 && !few_tiles16) {
     switch (piece) {
       case 4: return launch_gather16<4>(p, unit, compound, stream);
       case 2: return launch_gather16<2>(p, unit, compound, stream);
