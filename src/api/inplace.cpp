@@ -66,7 +66,10 @@ result<inplace_plan> make_inplace_plan(const inplace_problem& p) {
   inplace_plan out;
   if (status s = detail::make_inplace_geometry(p, out.geometry_, out.span_bytes_); !s) return s;
   out.problem_ = p;
-  out.payload_bytes_ = out.geometry_.batch * out.geometry_.rows * out.geometry_.cols * p.elem_bytes;
+  // Empty problems may have huge other fields (a batch of 2^40 0 x n matrices); otherwise the payload fits
+  // within the span that make_inplace_geometry checked.
+  const inplace_geometry& g = out.geometry_;
+  out.payload_bytes_ = g.batch == 0 || g.rows == 0 || g.cols == 0 ? 0 : g.batch * g.rows * g.cols * p.elem_bytes;
   return out;
 }
 

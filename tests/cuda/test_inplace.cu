@@ -23,6 +23,33 @@ using test::device_buffer;
 
 // Transposes `p` in a pattern-filled allocation (data at byte `shift`, 64 guard bytes after), with a
 // poisoned workspace, and checks every byte of the allocation.
+// `work` (plan executions on `stream`) captured and instantiated as a graph; nullptr (and a test failure)
+// when capture fails.
+template <class Work>
+cudaGraphExec_t captured(cudaStream_t stream, const Work& work) {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  EXPECT_EQ(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), cudaSuccess);
+  work();
+  EXPECT_EQ(cudaStreamEndCapture(stream, &graph), cudaSuccess);
+  if (graph == nullptr) return nullptr;
+  EXPECT_EQ(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+  cudaGraphDestroy(graph);
+  return exec;
+}
+
+// Wrong bytes of `bytes` of `buf` against the fill pattern left in place (a transpose and its inverse ran).
+unsigned long long wrong_vs_fill(const void* buf, std::int64_t bytes, cudaStream_t stream) {
+  unsigned long long* d_wrong = nullptr, wrong = 1;
+  EXPECT_EQ(cudaMalloc(&d_wrong, sizeof(unsigned long long)), cudaSuccess);
+  EXPECT_EQ(test::inplace_count_wrong(buf, static_cast<std::uint64_t>(bytes),
+                                      inplace_geometry{inplace_algorithm::none, 1, 1, bytes, 1, bytes, bytes}, 0, d_wrong,
+                                      wrong, stream),
+            cudaSuccess);
+  cudaFree(d_wrong);
+  return wrong;
+}
+
 // `tile_cycles` = false plans rectangular shapes with `shuffle` whatever their gcd (both stay tested).
 void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr, bool tile_cycles = true) {
   SCOPED_TRACE(::testing::Message() << p << ", shift " << shift << (tile_cycles ? "" : ", shuffle only"));
@@ -189,58 +216,43 @@ TEST(InplaceGpu, StreamsAndCudaGraphReplays) {
     auto there = make_inplace_plan({1200, 600, 4}), back = make_inplace_plan({600, 1200, 4});
     ASSERT_TRUE(there && back);
     ASSERT_EQ(there->algo(), inplace_algorithm::tile_cycles);
-    const std::uint64_t bytes = 1200 * 600 * 4;
+    const std::int64_t bytes = 1200 * 600 * 4;
     const std::int64_t wsb = std::max(there->workspace_bytes(), back->workspace_bytes());
-    device_buffer buf(bytes), ws(static_cast<std::size_t>(wsb));
-    CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
-    cudaGraph_t graph = nullptr;
-    cudaGraphExec_t exec = nullptr;
-    CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-    const status s1 = there->execute(buf.ptr, ws.ptr, wsb, stream);
-    const status s2 = back->execute(buf.ptr, ws.ptr, wsb, stream);
-    CUDA_OK(cudaStreamEndCapture(stream, &graph));
-    ASSERT_TRUE(s1) << s1;
-    ASSERT_TRUE(s2) << s2;
-    CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+    device_buffer buf(static_cast<std::uint64_t>(bytes)), ws(static_cast<std::size_t>(wsb));
+    CUDA_OK(test::inplace_fill(buf.ptr, static_cast<std::uint64_t>(bytes), stream));
+    std::vector<status> ran;
+    cudaGraphExec_t exec = captured(stream, [&] {
+      ran.push_back(there->execute(buf.ptr, ws.ptr, wsb, stream));
+      ran.push_back(back->execute(buf.ptr, ws.ptr, wsb, stream));
+    });
+    ASSERT_NE(exec, nullptr);
+    for (const status& s : ran) ASSERT_TRUE(s) << s;
     CUDA_OK(cudaGraphLaunch(exec, stream));
-    unsigned long long* d_wrong = nullptr;
-    CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
-    unsigned long long wrong = 1;
-    CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, inplace_geometry{inplace_algorithm::none, 4, 1, 1200 * 600, 1, 1200 * 600, 1200 * 600}, 0,
-                                      d_wrong, wrong, stream));
-    EXPECT_EQ(wrong, 0ull) << "there and back must restore the matrix";
-    cudaFree(d_wrong);
+    EXPECT_EQ(wrong_vs_fill(buf.ptr, bytes, stream), 0ull) << "there and back must restore the matrix";
     cudaGraphExecDestroy(exec);
-    cudaGraphDestroy(graph);
   }
   // Captured in a graph and replayed twice: a square transposed twice is the identity.
   auto plan = make_inplace_plan({1024, 1024, 2});
   ASSERT_TRUE(plan);
-  const std::uint64_t bytes = 1024 * 1024 * 2;
-  device_buffer buf(bytes);
-  CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  CUDA_OK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  const status s = plan->execute(buf.ptr, nullptr, 0, stream);
-  CUDA_OK(cudaStreamEndCapture(stream, &graph));
-  ASSERT_TRUE(s) << s;
-  CUDA_OK(cudaGraphInstantiate(&exec, graph, 0));
+  const std::int64_t bytes = 1024 * 1024 * 2;
+  device_buffer buf(static_cast<std::uint64_t>(bytes));
+  CUDA_OK(test::inplace_fill(buf.ptr, static_cast<std::uint64_t>(bytes), stream));
+  std::vector<status> ran;
+  cudaGraphExec_t exec = captured(stream, [&] { ran.push_back(plan->execute(buf.ptr, nullptr, 0, stream)); });
+  ASSERT_NE(exec, nullptr);
+  for (const status& s : ran) ASSERT_TRUE(s) << s;
   CUDA_OK(cudaGraphLaunch(exec, stream));
   unsigned long long* d_wrong = nullptr;
   CUDA_OK(cudaMalloc(&d_wrong, sizeof(unsigned long long)));
   unsigned long long wrong = 1;
-  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, plan->geometry(), 0, d_wrong, wrong, stream));
+  CUDA_OK(test::inplace_count_wrong(buf.ptr, static_cast<std::uint64_t>(bytes), plan->geometry(), 0, d_wrong, wrong, stream));
   EXPECT_EQ(wrong, 0ull);
-  CUDA_OK(test::inplace_fill(buf.ptr, bytes, stream));
-  CUDA_OK(cudaGraphLaunch(exec, stream));
-  CUDA_OK(cudaGraphLaunch(exec, stream));
-  CUDA_OK(test::inplace_count_wrong(buf.ptr, bytes, inplace_geometry{inplace_algorithm::none, 2, 1, 1024 * 1024, 1, 1024 * 1024, 1024 * 1024}, 0,
-                                    d_wrong, wrong, stream));
-  EXPECT_EQ(wrong, 0ull) << "two replays must restore the square";
   cudaFree(d_wrong);
+  CUDA_OK(test::inplace_fill(buf.ptr, static_cast<std::uint64_t>(bytes), stream));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  CUDA_OK(cudaGraphLaunch(exec, stream));
+  EXPECT_EQ(wrong_vs_fill(buf.ptr, bytes, stream), 0ull) << "two replays must restore the square";
   cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   cudaStreamDestroy(stream);
 }
 

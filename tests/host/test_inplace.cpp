@@ -225,6 +225,18 @@ TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {
   }
 }
 
+TEST(InplacePlan, EmptyProblemsWithHugeFieldsMoveNothing) {  // fuzz reproducer: the payload overflowed
+  for (const inplace_problem& p : {inplace_problem{0, std::int64_t{1} << 40, std::int64_t{1} << 28, std::int64_t{1} << 40},
+                                   inplace_problem{std::int64_t{1} << 40, 0, 16, std::int64_t{1} << 30},
+                                   inplace_problem{std::int64_t{1} << 40, std::int64_t{1} << 20, 8, 0}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan) << plan.error();
+    EXPECT_EQ(plan->payload_bytes(), 0) << p;
+    EXPECT_EQ(plan->span_bytes(), 0) << p;
+    EXPECT_TRUE(plan->execute_host(nullptr)) << p;
+  }
+}
+
 TEST(InplacePlan, ErrorsNameTheField) {
   struct bad_case {
     inplace_problem p;

@@ -24,6 +24,19 @@ std::int64_t common_word(std::initializer_list<std::uint64_t> values) {
   return static_cast<std::int64_t>(w);
 }
 
+// Calls f.template operator()<Word>() with the word type of `word` bytes (1, 2, 4, 8; 16 otherwise): every
+// in-place kernel moves whole words of the largest size its unit and alignment allow.
+template <class F>
+status with_word(std::int64_t word, const F& f) {
+  switch (word) {
+    case 1: return f.template operator()<std::uint8_t>();
+    case 2: return f.template operator()<std::uint16_t>();
+    case 4: return f.template operator()<std::uint32_t>();
+    case 8: return f.template operator()<uint2>();
+    default: return f.template operator()<uint4>();
+  }
+}
+
 template <class Kernel>
 status launch(Kernel* kernel, std::int64_t blocks, int threads, std::int64_t smem, cudaStream_t stream,
               const shuffle_params& p, const char* what) {
@@ -100,13 +113,7 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   }
   p.unit_words = static_cast<int>(U / word);
   set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));
-  switch (word) {
-    case 1: return launch_square_words<std::uint8_t>(p, stream, dev);
-    case 2: return launch_square_words<std::uint16_t>(p, stream, dev);
-    case 4: return launch_square_words<std::uint32_t>(p, stream, dev);
-    case 8: return launch_square_words<uint2>(p, stream, dev);
-    default: return launch_square_words<uint4>(p, stream, dev);
-  }
+  return with_word(word, [&]<class Word>() { return launch_square_words<Word>(p, stream, dev); });
 }
 
 status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, const device_info& dev) {
@@ -194,13 +201,7 @@ status run_unit_cycles(const inplace_geometry& g, void* data, void* workspace, c
   auto* d = static_cast<unsigned char*>(data);
   const std::int64_t word = common_word({static_cast<std::uint64_t>(g.tile * U), reinterpret_cast<std::uint64_t>(data),
                                          static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
-  switch (word) {
-    case 1: return run_cycles<std::uint8_t>(g, d, ws, stream, dev);
-    case 2: return run_cycles<std::uint16_t>(g, d, ws, stream, dev);
-    case 4: return run_cycles<std::uint32_t>(g, d, ws, stream, dev);
-    case 8: return run_cycles<uint2>(g, d, ws, stream, dev);
-    default: return run_cycles<uint4>(g, d, ws, stream, dev);
-  }
+  return with_word(word, [&]<class Word>() { return run_cycles<Word>(g, d, ws, stream, dev); });
 }
 
 status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
@@ -219,16 +220,9 @@ status run_skinny_cycles(const inplace_geometry& g, void* data, void* workspace,
   const std::int64_t U = g.elem_bytes;
   const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
                                          static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
-  auto chunks = [&]() -> status {
-    switch (word) {
-      case 1: return run_chunks<std::uint8_t>(g, d, stream, dev);
-      case 2: return run_chunks<std::uint16_t>(g, d, stream, dev);
-      case 4: return run_chunks<std::uint32_t>(g, d, stream, dev);
-      case 8: return run_chunks<uint2>(g, d, stream, dev);
-      default: return run_chunks<uint4>(g, d, stream, dev);
-    }
-  };
-  if (status s = chunks(); !s || g.units_first) return s;
+  if (status s = with_word(word, [&]<class Word>() { return run_chunks<Word>(g, d, stream, dev); });
+      !s || g.units_first)
+    return s;
   return run_unit_cycles(g, data, workspace, stream, dev);
 }
 
@@ -332,13 +326,7 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
   }
   const std::int64_t word = common_word({static_cast<std::uint64_t>(g.elem_bytes), reinterpret_cast<std::uint64_t>(data),
                                          static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * g.elem_bytes : 0)});
-  switch (word) {
-    case 1: return run_shuffle_words<std::uint8_t>(g, st, data, ws, stream, dev);
-    case 2: return run_shuffle_words<std::uint16_t>(g, st, data, ws, stream, dev);
-    case 4: return run_shuffle_words<std::uint32_t>(g, st, data, ws, stream, dev);
-    case 8: return run_shuffle_words<uint2>(g, st, data, ws, stream, dev);
-    default: return run_shuffle_words<uint4>(g, st, data, ws, stream, dev);
-  }
+  return with_word(word, [&]<class Word>() { return run_shuffle_words<Word>(g, st, data, ws, stream, dev); });
 }
 
 // ---- near_square -----------------------------------------------------------------------------------------
@@ -359,13 +347,7 @@ status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char
                                          static_cast<std::uint64_t>(width)});
   inplace_rows_copy_params p{src, dst, src_pitch, dst_pitch, rows * (width / word),
                              fast_divmod(static_cast<std::uint64_t>(width / word))};
-  switch (word) {
-    case 1: return launch_rows_copy<std::uint8_t>(p, stream, dev);
-    case 2: return launch_rows_copy<std::uint16_t>(p, stream, dev);
-    case 4: return launch_rows_copy<std::uint32_t>(p, stream, dev);
-    case 8: return launch_rows_copy<uint2>(p, stream, dev);
-    default: return launch_rows_copy<uint4>(p, stream, dev);
-  }
+  return with_word(word, [&]<class Word>() { return launch_rows_copy<Word>(p, stream, dev); });
 }
 
 template <class Word>
@@ -398,13 +380,7 @@ status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pit
     return cuda_failure(e, "inplace near_square: clearing the repitch flags");
   const std::int64_t word = common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(src_pitch),
                                          static_cast<std::uint64_t>(dst_pitch), static_cast<std::uint64_t>(row_bytes)});
-  switch (word) {
-    case 1: return launch_repitch<std::uint8_t>(p, stream, dev);
-    case 2: return launch_repitch<std::uint16_t>(p, stream, dev);
-    case 4: return launch_repitch<std::uint32_t>(p, stream, dev);
-    case 8: return launch_repitch<uint2>(p, stream, dev);
-    default: return launch_repitch<uint4>(p, stream, dev);
-  }
+  return with_word(word, [&]<class Word>() { return launch_repitch<Word>(p, stream, dev); });
 }
 
 status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
