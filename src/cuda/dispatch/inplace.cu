@@ -37,9 +37,10 @@ status with_word(std::int64_t word, const F& f) {
   }
 }
 
-template <class Kernel>
+// Opts `kernel` into `smem` bytes of dynamic shared memory and launches it over `blocks` x `threads`.
+template <class Kernel, class Params>
 status launch(Kernel* kernel, std::int64_t blocks, int threads, std::int64_t smem, cudaStream_t stream,
-              const shuffle_params& p, const char* what) {
+              const Params& p, const char* what) {
   if (status s = allow_dynamic_smem(kernel, smem, what); !s) return s;
   kernel<<<static_cast<unsigned>(blocks), threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, what);
@@ -51,25 +52,17 @@ status launch(Kernel* kernel, std::int64_t blocks, int threads, std::int64_t sme
 template <int U>
 status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
   using S = square_shape<U>;
-  const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64);
-  const std::int64_t smem = 2 * std::int64_t{S::tile_rows} * S::MR * 16;
-  auto kernel = inplace_square_vec16_kernel<U>;
-  if (status s = allow_dynamic_smem(kernel, smem, "inplace square_vec16 shared-memory opt-in"); !s) return s;
-  kernel<<<static_cast<unsigned>(blocks), S::threads, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_vec16 launch");
-  return status::ok();
+  return launch(inplace_square_vec16_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64),
+                S::threads, 2 * std::int64_t{S::tile_rows} * S::MR * 16, stream, p, "inplace square_vec16");
 }
 
 template <class Word>
 status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
   const bool single = p.unit_words == 1 && p.tile == square_words_single_tile;
-  auto kernel = single ? inplace_square_words_kernel<Word, true> : inplace_square_words_kernel<Word, false>;
-  if (status s = allow_dynamic_smem(kernel, smem, "inplace square_words shared-memory opt-in"); !s) return s;
-  const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
-  kernel<<<static_cast<unsigned>(blocks), square_words_threads, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace square_words launch");
-  return status::ok();
+  return launch(single ? inplace_square_words_kernel<Word, true> : inplace_square_words_kernel<Word, false>,
+                std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32), square_words_threads, smem, stream, p,
+                "inplace square_words");
 }
 
 // `mats` squares of `side` units with row pitch `ld` bytes: matrix k of the batch (batch_stride bytes apart)
@@ -182,12 +175,8 @@ status run_chunks(const inplace_geometry& g, unsigned char* data, cudaStream_t s
   p.pitch = static_cast<std::uint32_t>(g.chunk_cols * K) | 1u;
   p.K = static_cast<int>(K);
   const std::int64_t smem = g.chunk_rows * std::int64_t{p.pitch} * static_cast<std::int64_t>(sizeof(Word));
-  auto kernel = inplace_chunks_kernel<Word>;
-  if (status s = allow_dynamic_smem(kernel, smem, "inplace chunks shared-memory opt-in"); !s) return s;
-  const std::int64_t blocks = std::min<std::int64_t>(p.chunks, std::int64_t{dev.sm_count} * 32);
-  kernel<<<static_cast<unsigned>(blocks), 256, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace chunks launch");
-  return status::ok();
+  return launch(inplace_chunks_kernel<Word>, std::min<std::int64_t>(p.chunks, std::int64_t{dev.sm_count} * 32), 256,
+                smem, stream, p, "inplace chunks");
 }
 
 status run_unit_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
@@ -355,12 +344,8 @@ status launch_repitch(inplace_repitch_params p, cudaStream_t stream, const devic
   const std::int64_t row_words = p.row_bytes / static_cast<std::int64_t>(sizeof(Word));
   p.div_row_words = fast_divmod(static_cast<std::uint64_t>(row_words));
   const std::int64_t smem = p.band * p.row_bytes;
-  auto kernel = inplace_repitch_kernel<Word>;
-  if (status s = allow_dynamic_smem(kernel, smem, "inplace near_square repitch shared-memory opt-in"); !s) return s;
-  const std::int64_t blocks = std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * 8);
-  kernel<<<static_cast<unsigned>(blocks), 256, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace near_square repitch");
-  return status::ok();
+  return launch(inplace_repitch_kernel<Word>, std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * 8), 256,
+                smem, stream, p, "inplace near_square repitch");
 }
 
 // Rows 1 .. rows-1 from src_pitch to dst_pitch in place, bands staged in shared memory (`flags`: scratch of
@@ -383,54 +368,47 @@ status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pit
   return with_word(word, [&]<class Word>() { return launch_repitch<Word>(p, stream, dev); });
 }
 
+// Rows 1 .. s-1 of s x row_bytes from src_pitch to dst_pitch in place: in one kernel when a row fits a band,
+// else in waves of `wave_rows` through `band` (the last rows first when the pitch grows).
+status move_rows(unsigned char* base, std::int64_t src_pitch, std::int64_t dst_pitch, std::int64_t row_bytes,
+                 std::int64_t s, std::int64_t wave_rows, unsigned char* band, cudaStream_t stream,
+                 const device_info& dev) {
+  if (row_bytes <= inplace_tuning::repitch_band_bytes)
+    return repitch(base, src_pitch, dst_pitch, row_bytes, s, band, stream, dev);
+  const bool grows = dst_pitch > src_pitch;
+  for (std::int64_t done = 0; done < s - 1;) {
+    const std::int64_t rows = std::min(wave_rows, s - 1 - done);
+    const std::int64_t i0 = grows ? s - done - rows : 1 + done;
+    if (status st = rows_copy(base + i0 * src_pitch, src_pitch, band, row_bytes, row_bytes, rows, stream, dev); !st)
+      return st;
+    if (status st = rows_copy(band, row_bytes, base + i0 * dst_pitch, dst_pitch, row_bytes, rows, stream, dev); !st)
+      return st;
+    done += rows;
+  }
+  return status::ok();
+}
+
 status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                        const device_info& dev) {
   const std::int64_t U = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
-  const bool tall = g.rows > g.cols;
+  const bool tall = g.rows > g.cols;  // tall: rows s.. are the extra d x s part; wide: columns s.. (s x d)
   auto* base = static_cast<unsigned char*>(data);
   auto align = [](unsigned char* p) { return p + (256 - reinterpret_cast<std::uintptr_t>(p) % 256) % 256; };
   unsigned char* extra = align(static_cast<unsigned char*>(workspace));
   unsigned char* band = align(extra + s * d * U);
-  auto sz = [](std::int64_t v) { return static_cast<std::size_t>(v); };
-  auto copy = [&](cudaError_t e, const char* what) {
-    return e == cudaSuccess ? status::ok() : cuda_failure(e, what);
-  };
-  if (tall) {  // rows s.. are the extra d x s part
-    if (status st = copy(cudaMemcpyAsync(extra, base + s * s * U, sz(s * d * U), cudaMemcpyDeviceToDevice, stream),
-                         "inplace near_square: saving the extra rows");
-        !st)
-      return st;
-    if (status st = run_squares(U, square_grid{s, s * U, 1, 0}, data, stream, dev); !st) return st;
-    if (s * U <= inplace_tuning::repitch_band_bytes) {
-      if (status st = repitch(base, s * U, n * U, s * U, s, band, stream, dev); !st) return st;
-    }
-    for (std::int64_t i1 = s * U <= inplace_tuning::repitch_band_bytes ? 1 : s; i1 > 1;) {  // row i moves from i s to i n: the last rows first
-      const std::int64_t i0 = std::max<std::int64_t>(1, i1 - g.wave_rows), rows = i1 - i0;
-      if (status st = rows_copy(base + i0 * s * U, s * U, band, s * U, s * U, rows, stream, dev); !st) return st;
-      if (status st = rows_copy(band, s * U, base + i0 * n * U, n * U, s * U, rows, stream, dev); !st) return st;
-      i1 = i0;
-    }
-    problem p{{d, s}, {1, 0}, U, {}, {n, 1}};  // extra^T: s x d at pitch n, after each row's s elements
-    return permute(extra, base + s * U, p, stream);
-  }
-  // columns s.. are the extra s x d part
-  if (status st = copy(cudaMemcpy2DAsync(extra, sz(d * U), base + s * U, sz(n * U), sz(d * U), sz(s),
-                                         cudaMemcpyDeviceToDevice, stream),
-                       "inplace near_square: saving the extra columns");
-      !st)
-    return st;
-  if (status st = run_squares(U, square_grid{s, n * U, 1, 0}, data, stream, dev); !st) return st;
-  if (s * U <= inplace_tuning::repitch_band_bytes) {
-    if (status st = repitch(base, n * U, s * U, s * U, s, band, stream, dev); !st) return st;
-  }
-  for (std::int64_t i0 = s * U <= inplace_tuning::repitch_band_bytes ? s : 1; i0 < s;) {  // row i moves from i n to i s: the first rows first
-    const std::int64_t rows = std::min(g.wave_rows, s - i0);
-    if (status st = rows_copy(base + i0 * n * U, n * U, band, s * U, s * U, rows, stream, dev); !st) return st;
-    if (status st = rows_copy(band, s * U, base + i0 * s * U, s * U, s * U, rows, stream, dev); !st) return st;
-    i0 += rows;
-  }
-  problem p{{s, d}, {1, 0}, U, {}, {}};  // extra^T: d x s, packed after the s x s square
-  return permute(extra, base + s * s * U, p, stream);
+  // The extra part, packed into the workspace: rows s.. of s elements (tall) or columns s.. of n-element rows.
+  const cudaError_t e = tall ? cudaMemcpyAsync(extra, base + s * s * U, static_cast<std::size_t>(s * d * U),
+                                               cudaMemcpyDeviceToDevice, stream)
+                             : cudaMemcpy2DAsync(extra, static_cast<std::size_t>(d * U), base + s * U,
+                                                 static_cast<std::size_t>(n * U), static_cast<std::size_t>(d * U),
+                                                 static_cast<std::size_t>(s), cudaMemcpyDeviceToDevice, stream);
+  if (e != cudaSuccess) return cuda_failure(e, "inplace near_square: saving the extra part");
+  const std::int64_t pitch = (tall ? s : n) * U, new_pitch = (tall ? n : s) * U;
+  if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
+  if (status st = move_rows(base, pitch, new_pitch, s * U, s, g.wave_rows, band, stream, dev); !st) return st;
+  // The extra part transposed: tall, s x d after each row's s elements (pitch n); wide, d x s after the square.
+  return tall ? permute(extra, base + s * U, problem{{d, s}, {1, 0}, U, {}, {n, 1}}, stream)
+              : permute(extra, base + s * s * U, problem{{s, d}, {1, 0}, U, {}, {}}, stream);
 }
 
 }  // namespace
