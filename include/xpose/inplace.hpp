@@ -121,6 +121,8 @@ struct inplace_geometry {
   std::int64_t near_side = 0;      ///< s
   std::int64_t near_extra = 0;     ///< d: the extra columns (wide) or rows (tall)
   std::int64_t wave_rows = 0;      ///< rows repitched a wave through the workspace
+  /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
+  plan_geometry near_extra_plan;
   std::int64_t units = 0;          ///< units a matrix: rows x cols / t
   std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
   std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units

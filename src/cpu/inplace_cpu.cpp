@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/cpu_executor.hpp"
 #include "cpu/threads.hpp"
 #include "plan/inplace_maps.hpp"
 
@@ -177,17 +178,14 @@ status near_square(const inplace_geometry& g, unsigned char* data, int threads) 
     std::memcpy(extra.data(), data + s * s * u, static_cast<std::size_t>(s * d * u));
     square<U>(u, s, s * u, 1, [&](std::int64_t) { return data; }, threads);
     for (std::int64_t i = s - 1; i >= 1; --i) std::memmove(data + i * n * u, data + i * s * u, static_cast<std::size_t>(s * u));
-    for (std::int64_t i = 0; i < s; ++i)  // row i gets column i of the extra part
-      for (std::int64_t r = 0; r < d; ++r) U::copy(data + (i * n + s + r) * u, extra.data() + (r * s + i) * u, u);
   } else {  // columns s.. are the extra s x d part
     for (std::int64_t i = 0; i < s; ++i)
       std::memcpy(extra.data() + i * d * u, data + (i * n + s) * u, static_cast<std::size_t>(d * u));
     square<U>(u, s, n * u, 1, [&](std::int64_t) { return data; }, threads);
     for (std::int64_t i = 1; i < s; ++i) std::memmove(data + i * s * u, data + i * n * u, static_cast<std::size_t>(s * u));
-    for (std::int64_t r = 0; r < d; ++r)
-      for (std::int64_t i = 0; i < s; ++i) U::copy(data + ((s + r) * s + i) * u, extra.data() + (i * d + r) * u, u);
   }
-  return status::ok();
+  // The extra part written back transposed by the plan made for it (tall: after each row's s elements).
+  return cpu_execute(g.near_extra_plan, extra.data(), data + (tall ? s : s * s) * u, threads);
 }
 
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).

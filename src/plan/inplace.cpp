@@ -28,22 +28,22 @@ std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
   return x < 0 ? x + b : x;
 }
 
-// The tile side t (a divisor of c = gcd(rows, cols)): units of t elements of at least cycle_unit_min_bytes,
-// at most max_cycle_units of them a matrix; among those, 16-byte multiples first (the tile pass and the unit
-// moves then use 16-byte vectors), then the largest unit up to cycle_unit_target_bytes, else the smallest
-// above it. 0 when no divisor qualifies.
-std::int64_t cycle_tile(std::int64_t c, std::int64_t unit, std::int64_t elements) {
-  using namespace inplace_tuning;
+// The unit of tile_cycles and skinny_cycles: the divisor t of n (t >= 2) that `fits` accepts and whose t units
+// of `unit` bytes are at least cycle_unit_min_bytes; among those, 16-byte multiples first (the passes then
+// move 16-byte vectors), then the largest unit up to `target` bytes, else the smallest above it. 0 when no
+// divisor qualifies. O(sqrt(n)): the callers bound n first.
+template <class Fits>
+std::int64_t pick_unit(std::int64_t n, std::int64_t unit, std::int64_t target, const Fits& fits) {
   std::int64_t below[2] = {0, 0}, above[2] = {0, 0};  // [aligned]
   auto consider = [&](std::int64_t t) {
-    const std::int64_t bytes = t * unit;  // t <= c <= rows: fits (the span did)
-    if (t < 2 || bytes < cycle_unit_min_bytes || elements / t > max_cycle_units) return;
+    const std::int64_t bytes = t * unit;  // t <= n, a side of a validated matrix: fits
+    if (t < 2 || bytes < inplace_tuning::cycle_unit_min_bytes || !fits(t)) return;
     const int aligned = bytes % 16 == 0;
-    if (bytes <= cycle_unit_target_bytes) below[aligned] = std::max(below[aligned], t);
+    if (bytes <= target) below[aligned] = std::max(below[aligned], t);
     else if (above[aligned] == 0 || t < above[aligned]) above[aligned] = t;
   };
-  for (std::int64_t d = 1; d * d <= c; ++d)
-    if (c % d == 0) consider(d), consider(c / d);
+  for (std::int64_t d = 1; d * d <= n; ++d)
+    if (n % d == 0) consider(d), consider(n / d);
   for (int aligned : {1, 0}) {
     if (below[aligned] != 0) return below[aligned];
     if (above[aligned] != 0) return above[aligned];
@@ -117,7 +117,9 @@ bool plan_tile_cycles(inplace_geometry& g) {
   // units = rows cols / t >= max(rows, cols) (t <= gcd): nothing to search beyond that (and the divisor
   // search below stays within sqrt(max_cycle_units) steps).
   if (std::max(g.rows, g.cols) > inplace_tuning::max_cycle_units) return false;
-  const std::int64_t t = cycle_tile(g.c, g.elem_bytes, g.rows * g.cols);
+  const std::int64_t elements = g.rows * g.cols;
+  const std::int64_t t = pick_unit(g.c, g.elem_bytes, inplace_tuning::cycle_unit_target_bytes,
+                                   [&](std::int64_t t) { return elements / t <= inplace_tuning::max_cycle_units; });
   if (t == 0 || !plan_unit_cycles(g, g.rows / t, t, g.cols / t, t * g.elem_bytes)) return false;
   g.algo = inplace_algorithm::tile_cycles;
   g.tile = t;
@@ -127,29 +129,17 @@ bool plan_tile_cycles(inplace_geometry& g) {
 }
 
 // skinny_cycles (see inplace.hpp): the long side m = a h, chunks of h x k (k the short side) in shared
-// memory. h: units of h elements of at least cycle_unit_min_bytes, chunks within skinny_chunk_bytes,
-// at most max_cycle_units units; 16-byte multiples first, then the largest unit up to
-// skinny_unit_target_bytes, else the smallest above it.
+// memory: pick_unit's h with chunks within skinny_chunk_bytes and at most max_cycle_units units.
 bool plan_skinny_cycles(inplace_geometry& g) {
   using namespace inplace_tuning;
   const bool tall = g.rows > g.cols;
   const std::int64_t m = tall ? g.rows : g.cols, k = tall ? g.cols : g.rows, U = g.elem_bytes;
-  std::int64_t below[2] = {0, 0}, above[2] = {0, 0};  // [aligned]
-  auto consider = [&](std::int64_t h) {
-    if (h < 2 || h * U < cycle_unit_min_bytes || h > skinny_chunk_bytes / U / k || m * k / h > max_cycle_units)
-      return;
-    const int aligned = h * U % 16 == 0;
-    if (h * U <= skinny_unit_target_bytes) below[aligned] = std::max(below[aligned], h);
-    else if (above[aligned] == 0 || h < above[aligned]) above[aligned] = h;
-  };
   if (k > skinny_chunk_bytes / U / 2) return false;
   // m k / h <= max_cycle_units with h <= skinny_chunk_bytes / (U k): bounds m (and the divisor search).
   if (m / (skinny_chunk_bytes / U / k) > max_cycle_units / k) return false;
-  for (std::int64_t d = 1; d * d <= m; ++d)
-    if (m % d == 0) consider(d), consider(m / d);
-  std::int64_t h = 0;
-  for (int aligned : {1, 0})
-    if (h == 0) h = below[aligned] != 0 ? below[aligned] : above[aligned];
+  const std::int64_t h = pick_unit(m, U, skinny_unit_target_bytes, [&](std::int64_t h) {
+    return h <= skinny_chunk_bytes / U / k && m * k / h <= max_cycle_units;
+  });
   if (h == 0) return false;
   const std::int64_t a = m / h;
   // tall: chunks [a][h][k] -> [a][k][h] first, then units [a][k] -> [k][a]; wide: units [k][a] -> [a][k]
@@ -173,6 +163,15 @@ bool plan_near_square(inplace_geometry& g) {
   // (u8 / fp16 8191^2), slower than `shuffle` overall. Units of 1, 2, 4, 8 or 16 bytes only.
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;
   if (U > 16 || (U & (U - 1)) != 0 || (pitch % 16 != 0 && U < 4)) return false;
+  // The write-back of the extra part: tall, d x s -> s x d after each row's s elements (pitch n); wide,
+  // s x d -> d x s, packed after the square.
+  const std::int64_t n = s + d;
+  const problem back = g.rows > g.cols ? problem{{d, s}, {1, 0}, U, {}, {n, 1}} : problem{{s, d}, {1, 0}, U, {}, {}};
+  normalized_problem np;
+  if (!validate(back, np)) return false;
+  auto extra_plan = select(canonicalize(np));
+  if (!extra_plan) return false;
+  g.near_extra_plan = *extra_plan;
   g.algo = inplace_algorithm::near_square;
   g.near_side = s;
   g.near_extra = d;

@@ -10,7 +10,6 @@
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/inplace.cuh"
 #include "plan/inplace.hpp"
-#include "xpose/permute.hpp"
 
 namespace xpose::detail {
 
@@ -35,6 +34,18 @@ status with_word(std::int64_t word, const F& f) {
     case 8: return f.template operator()<uint2>();
     default: return f.template operator()<uint4>();
   }
+}
+
+// The caller's workspace rounded up to 256 bytes (the plans size it with workspace_slack for this).
+unsigned char* aligned256(void* p) {
+  auto* b = static_cast<unsigned char*>(p);
+  return b == nullptr ? nullptr : b + (256 - reinterpret_cast<std::uintptr_t>(b) % 256) % 256;
+}
+
+// Word of the moves of `piece`-byte pieces of g's matrices: what the piece, the base and the batch stride allow.
+std::int64_t data_word(const inplace_geometry& g, const void* data, std::int64_t piece) {
+  return common_word({static_cast<std::uint64_t>(piece), reinterpret_cast<std::uint64_t>(data),
+                      static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * g.elem_bytes : 0)});
 }
 
 // Opts `kernel` into `smem` bytes of dynamic shared memory and launches it over `blocks` x `threads`.
@@ -133,7 +144,6 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   p.batch = g.batch;
   const std::int64_t groups = (p.unit_words + 32 * R - 1) / (32 * R);
   const std::int64_t chunks = (g.units + cycles_chunk - 1) / cycles_chunk;
-  p.groups = static_cast<int>(groups);
   p.div_segments = fast_divmod(static_cast<std::uint64_t>(std::max<std::int64_t>(p.segments, 1)));
   p.div_groups = fast_divmod(static_cast<std::uint64_t>(groups));
   p.div_chunks = fast_divmod(static_cast<std::uint64_t>(chunks));
@@ -148,14 +158,13 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   const std::int64_t cap = std::int64_t{dev.sm_count} * (2048 / cycles_threads);
   if (p.segments > 0) {
     const std::int64_t words = g.batch * p.segments * p.unit_words;
-    const std::int64_t blocks = std::min<std::int64_t>((words + 255) / 256, cap * 4);
-    inplace_cycles_save_kernel<Word><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
-    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles_save launch");
+    if (status s = launch(inplace_cycles_save_kernel<Word>, std::min<std::int64_t>((words + 255) / 256, cap * 4), 256,
+                          0, stream, p, "inplace cycles_save");
+        !s)
+      return s;
   }
-  const std::int64_t blocks = std::min<std::int64_t>(p.block_tasks, cap * 8);
-  inplace_cycles_kernel<Word, R, D><<<static_cast<unsigned>(blocks), cycles_threads, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace cycles launch");
-  return status::ok();
+  return launch(inplace_cycles_kernel<Word, R, D>, std::min<std::int64_t>(p.block_tasks, cap * 8), cycles_threads, 0,
+                stream, p, "inplace cycles");
 }
 
 template <class Word>
@@ -181,16 +190,10 @@ status run_chunks(const inplace_geometry& g, unsigned char* data, cudaStream_t s
 
 status run_unit_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                        const device_info& dev) {
-  const std::int64_t U = g.elem_bytes;
-  unsigned char* ws = nullptr;
-  if (workspace != nullptr) {  // rounded up to 256 bytes (workspace_slack)
-    const auto w = reinterpret_cast<std::uintptr_t>(workspace);
-    ws = static_cast<unsigned char*>(workspace) + ((256 - w % 256) % 256);
-  }
   auto* d = static_cast<unsigned char*>(data);
-  const std::int64_t word = common_word({static_cast<std::uint64_t>(g.tile * U), reinterpret_cast<std::uint64_t>(data),
-                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
-  return with_word(word, [&]<class Word>() { return run_cycles<Word>(g, d, ws, stream, dev); });
+  unsigned char* ws = aligned256(workspace);
+  return with_word(data_word(g, data, g.tile * g.elem_bytes),
+                   [&]<class Word>() { return run_cycles<Word>(g, d, ws, stream, dev); });
 }
 
 status run_tile_cycles(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
@@ -206,10 +209,8 @@ status run_skinny_cycles(const inplace_geometry& g, void* data, void* workspace,
   if (g.units_first)
     if (status s = run_unit_cycles(g, data, workspace, stream, dev); !s) return s;
   auto* d = static_cast<unsigned char*>(data);
-  const std::int64_t U = g.elem_bytes;
-  const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
-                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * U : 0)});
-  if (status s = with_word(word, [&]<class Word>() { return run_chunks<Word>(g, d, stream, dev); });
+  if (status s = with_word(data_word(g, data, g.elem_bytes),
+                           [&]<class Word>() { return run_chunks<Word>(g, d, stream, dev); });
       !s || g.units_first)
     return s;
   return run_unit_cycles(g, data, workspace, stream, dev);
@@ -308,25 +309,12 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
   if (!st.strips_in_smem && g.m * st.strip * g.elem_bytes >= (std::int64_t{1} << 31))
     return status(status_code::unsupported, "inplace: a column strip of " + std::to_string(g.m) +
                                                 " units exceeds 2 GiB of staging");
-  unsigned char* ws = nullptr;
-  if (workspace != nullptr) {  // rounded up to 256 bytes (workspace_slack)
-    const auto w = reinterpret_cast<std::uintptr_t>(workspace);
-    ws = static_cast<unsigned char*>(workspace) + ((256 - w % 256) % 256);
-  }
-  const std::int64_t word = common_word({static_cast<std::uint64_t>(g.elem_bytes), reinterpret_cast<std::uint64_t>(data),
-                                         static_cast<std::uint64_t>(g.batch > 1 ? g.batch_stride * g.elem_bytes : 0)});
-  return with_word(word, [&]<class Word>() { return run_shuffle_words<Word>(g, st, data, ws, stream, dev); });
+  unsigned char* ws = aligned256(workspace);
+  return with_word(data_word(g, data, g.elem_bytes),
+                   [&]<class Word>() { return run_shuffle_words<Word>(g, st, data, ws, stream, dev); });
 }
 
 // ---- near_square -----------------------------------------------------------------------------------------
-
-template <class Word>
-status launch_rows_copy(const inplace_rows_copy_params& p, cudaStream_t stream, const device_info& dev) {
-  const std::int64_t blocks = std::min<std::int64_t>((p.words + 255) / 256, std::int64_t{dev.sm_count} * 16);
-  inplace_rows_copy_kernel<Word><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "inplace near_square: wave copy");
-  return status::ok();
-}
 
 // `rows` rows of `width` bytes, src_pitch / dst_pitch bytes apart, in the widest word all of them allow.
 status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char* dst, std::int64_t dst_pitch,
@@ -336,13 +324,15 @@ status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char
                                          static_cast<std::uint64_t>(width)});
   inplace_rows_copy_params p{src, dst, src_pitch, dst_pitch, rows * (width / word),
                              fast_divmod(static_cast<std::uint64_t>(width / word))};
-  return with_word(word, [&]<class Word>() { return launch_rows_copy<Word>(p, stream, dev); });
+  const std::int64_t blocks = std::min<std::int64_t>((p.words + 255) / 256, std::int64_t{dev.sm_count} * 16);
+  return with_word(word, [&]<class Word>() {
+    return launch(inplace_rows_copy_kernel<Word>, blocks, 256, 0, stream, p, "inplace near_square: wave copy");
+  });
 }
 
 template <class Word>
 status launch_repitch(inplace_repitch_params p, cudaStream_t stream, const device_info& dev) {
-  const std::int64_t row_words = p.row_bytes / static_cast<std::int64_t>(sizeof(Word));
-  p.div_row_words = fast_divmod(static_cast<std::uint64_t>(row_words));
+  p.row_words = p.row_bytes / static_cast<std::int64_t>(sizeof(Word));
   const std::int64_t smem = p.band * p.row_bytes;
   return launch(inplace_repitch_kernel<Word>, std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * 8), 256,
                 smem, stream, p, "inplace near_square repitch");
@@ -393,9 +383,8 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   const std::int64_t U = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
   const bool tall = g.rows > g.cols;  // tall: rows s.. are the extra d x s part; wide: columns s.. (s x d)
   auto* base = static_cast<unsigned char*>(data);
-  auto align = [](unsigned char* p) { return p + (256 - reinterpret_cast<std::uintptr_t>(p) % 256) % 256; };
-  unsigned char* extra = align(static_cast<unsigned char*>(workspace));
-  unsigned char* band = align(extra + s * d * U);
+  unsigned char* extra = aligned256(workspace);
+  unsigned char* band = aligned256(extra + s * d * U);
   // The extra part, packed into the workspace: rows s.. of s elements (tall) or columns s.. of n-element rows.
   const cudaError_t e = tall ? cudaMemcpyAsync(extra, base + s * s * U, static_cast<std::size_t>(s * d * U),
                                                cudaMemcpyDeviceToDevice, stream)
@@ -407,8 +396,7 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
   if (status st = move_rows(base, pitch, new_pitch, s * U, s, g.wave_rows, band, stream, dev); !st) return st;
   // The extra part transposed: tall, s x d after each row's s elements (pitch n); wide, d x s after the square.
-  return tall ? permute(extra, base + s * U, problem{{d, s}, {1, 0}, U, {}, {n, 1}}, stream)
-              : permute(extra, base + s * s * U, problem{{s, d}, {1, 0}, U, {}, {}}, stream);
+  return cuda_execute(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream);
 }
 
 }  // namespace

@@ -318,9 +318,8 @@ struct inplace_cycles_params {
   std::uint32_t short_cycle;
   std::int64_t segments;        // K (table entries / 2)
   std::int64_t batch;
-  int groups;                   // word groups a unit: ceil(unit_words / (32 R))
   fast_divmod div_segments;     // by max(K, 1)
-  fast_divmod div_groups;       // by groups
+  fast_divmod div_groups;       // by the word groups of a unit: ceil(unit_words / (32 R))
   fast_divmod div_chunks;       // by cycles_chunk-unit chunks a matrix
   fast_divmod div_unit_words;   // by unit_words
   std::int64_t segment_tasks;   // batch x K x groups (warp tasks)
@@ -419,10 +418,11 @@ __global__ void __launch_bounds__(cycles_threads, 4) inplace_cycles_kernel(const
         leads_short_cycle(p.map, static_cast<std::uint32_t>(u), p.short_cycle))
       leaders[atomicAdd(&leader_count, 1)] = static_cast<std::uint32_t>(u);
     __syncthreads();
-    const int items = leader_count * p.groups;  // (leader, word group) pairs
+    const auto groups = static_cast<int>(p.div_groups.divisor);
+    const int items = leader_count * groups;  // (leader, word group) pairs
     for (int i = warp; i < items; i += warps) {
-      const std::uint32_t q = leaders[i / p.groups];
-      const std::int64_t w0 = static_cast<std::int64_t>(i % p.groups) * 32 * R + lane;
+      const std::uint32_t q = leaders[i / groups];
+      const std::int64_t w0 = static_cast<std::int64_t>(i % groups) * 32 * R + lane;
       const Word* from = reinterpret_cast<const Word*>(mat + static_cast<std::int64_t>(q) * p.unit_bytes) + w0;
       Word carry[R];
 #pragma unroll
@@ -500,7 +500,7 @@ struct inplace_repitch_params {
   std::int64_t rows;                  // rows of the matrix (row 0 stays)
   std::int64_t band;                  // rows a band
   std::int64_t bands;                 // ceil((rows - 1) / band)
-  fast_divmod div_row_words;          // by the words of a row
+  std::int64_t row_words;             // words of Word a row
   std::int64_t row_bytes;
   unsigned int* ticket;               // zeroed before the launch
   unsigned int* flags;                // `bands` flags, zeroed before the launch
@@ -512,7 +512,7 @@ __global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repi
   Word* stage = reinterpret_cast<Word*>(smem_raw);
   __shared__ unsigned int taken;
   const bool grows = p.dst_pitch > p.src_pitch;  // rows move up in memory: the last rows first
-  const std::uint64_t row_words = p.div_row_words.divisor;
+  const auto row_w = static_cast<std::uint32_t>(p.row_words);
   for (;;) {
     if (threadIdx.x == 0) taken = atomicAdd(p.ticket, 1u);
     __syncthreads();
@@ -526,7 +526,6 @@ __global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repi
       i0 = 1 + k * p.band;
       i1 = i0 + p.band < p.rows ? i0 + p.band : p.rows;
     }
-    const auto row_w = static_cast<std::uint32_t>(row_words);
     for (std::int64_t i = i0; i < i1; ++i) {
       const Word* src = reinterpret_cast<const Word*>(p.data + i * p.src_pitch);
       Word* st = stage + static_cast<std::uint32_t>(i - i0) * row_w;
