@@ -204,7 +204,9 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
     if (!checked_mul(p.rows - 1, ld, t) || !checked_add(t, p.cols, matrix_span))
       return invalid("rows = ", p.rows, " x ld = ", ld, " overflows 64 bits");
   }
-  const std::int64_t bstride = p.batch_stride == 0 ? (p.rows * ld) : p.batch_stride;  // rows * ld <= span + ld
+  std::int64_t bstride = p.batch_stride;
+  if (bstride == 0 && !checked_mul(p.rows, ld, bstride))  // rows * ld can pass 2^63 where the span does not
+    return invalid("rows = ", p.rows, " x ld = ", ld, " overflows 64 bits");
   if (p.batch > 1 && matrix_span > 0 && bstride < matrix_span) {
     return invalid("batch_stride = ", p.batch_stride, " is smaller than one matrix's span of ", matrix_span,
                    " elements: the matrices would overlap");

@@ -122,6 +122,7 @@ SEEDS = {
     'inplace-bad-overlap': inplace(4, 10, 10, 2, 0, 50),
     'inplace-bad-overflow': inplace(8, 2**31, 2**31, 2, 0, 0),
     'inplace-bad-negative': inplace(-1, 5, 7, 1, 0, 0),
+    'inplace-bad-pitch-overflow': inplace(1, 2**31, 2**31, 1, 2**32, 0),
 }
 
 

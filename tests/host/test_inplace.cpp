@@ -254,6 +254,8 @@ TEST(InplacePlan, ErrorsNameTheField) {
       {{4, 4, 4, 2, 0, 10}, "batch_stride"},
       {{std::int64_t{1} << 40, std::int64_t{1} << 40, 4}, "overflow"},
       {{1 << 20, 1 << 20, 1, std::int64_t{1} << 30}, "overflow"},
+      // rows x ld passes 2^63 while the span, (rows - 1) x ld + cols, does not (fuzz reproducer, UBSan)
+      {{std::int64_t{1} << 31, std::int64_t{1} << 31, 1, 1, std::int64_t{1} << 32}, "overflow"},
   };
   for (const auto& c : cases) {
     auto p = make_inplace_plan(c.p);
