@@ -103,6 +103,15 @@ TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
     }
 }
 
+TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every granule size, edge tiles
+  for (std::int64_t U : {3, 5, 6, 7, 10, 12, 20, 24, 25, 48, 56, 64, 72})
+    for (std::int64_t n : {16, 96, 208, U % 3 == 0 ? 1008 : 160}) {
+      check({n, n, U});
+      check({n, n, U, 3, n + 16, 0});                  // pitched batch: rows still 16-byte aligned
+      if (n == 96) check({n - 5, n - 5, U, 2, n, 0});  // edge tiles that end mid-chunk
+    }
+}
+
 TEST(InplaceGpu, BatchesPitchedSquaresAndGaps) {
   check({37, 37, 4, 3, 41, 0});
   check({300, 300, 1, 3, 320, 300 * 320 + 16});

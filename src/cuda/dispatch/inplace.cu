@@ -115,6 +115,23 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       default: break;
     }
   }
+  if (rows_aligned16 && U <= square_gather_max_unit) {
+    const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});
+    p.unit_words = static_cast<int>(U / G);
+    set_tiles(square_gather_tile(static_cast<int>(U)));
+    p.chunk_magic = magic_u16(static_cast<unsigned>(p.tile * U / 16));
+    p.unit_magic = magic_u16(static_cast<unsigned>(U));
+    const std::int64_t smem = 2 * std::int64_t{p.tile} * square_gather_pitch(static_cast<int>(U));
+    const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
+    auto go = [&](auto kernel) { return launch(kernel, blocks, square_gather_threads, smem, stream, p, "inplace square_gather"); };
+    switch (G) {
+      case 1: return go(inplace_square_gather_kernel<1>);
+      case 2: return go(inplace_square_gather_kernel<2>);
+      case 4: return go(inplace_square_gather_kernel<4>);
+      case 8: return go(inplace_square_gather_kernel<8>);
+      default: return go(inplace_square_gather_kernel<16>);
+    }
+  }
   p.unit_words = static_cast<int>(U / word);
   set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));
   return with_word(word, [&]<class Word>() { return launch_square_words<Word>(p, stream, dev); });

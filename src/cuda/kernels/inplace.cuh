@@ -6,6 +6,8 @@
 //   so no block ever overwrites data it has not read, and pairs are disjoint across blocks. Diagonal tiles are
 //   transposed onto themselves. grid: 1-D over batch x pairs (grid-stride); block: policy threads.
 // * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
+// * square_gather<G>: the same pairs for units that are not a vector's (3, 6, 12, ... bytes), 16-byte aligned
+//   rows: chunks staged, transposed rows gathered in G-byte granules.
 // * shuffle_lines<Word, SingleWord>: one pass of the `shuffle` algorithm (plan/inplace_maps.hpp) over lines
 //   that a block stages whole — a row of n units, or a strip of `strip` adjacent columns (m x strip units):
 //   coalesced loads into the stage (shared memory, or the block's own workspace slot), a barrier, coalesced
@@ -39,8 +41,11 @@ struct inplace_square_params {
   std::int64_t tiles;         // tiles a side
   fast_divmod pairs;          // tile pairs a matrix: tiles (tiles + 1) / 2
   std::int64_t tasks;         // batch x A x B x pairs
-  int unit_words;             // words: K
-  int tile;                   // words: tile side (units)
+  int unit_words;             // words: K (gather: granules)
+  int tile;                   // words, gather: tile side (units)
+  // gather: n / d = umulhi(n, magic) for n, d < 2^16 (magic_u16): d = the 16-byte chunks of a tile row, the unit
+  unsigned chunk_magic;
+  unsigned unit_magic;
 
   /// First byte of square `k` (batch-major, then grid rows, then grid columns).
   __device__ __forceinline__ unsigned char* square_base(std::uint64_t k) const {
@@ -55,6 +60,30 @@ struct inplace_square_params {
 template <int UnitBytes>
 using square_shape = vec16_shape<UnitBytes, inplace_square_policy<UnitBytes>>;
 
+/// One tile pair of square_vec16: tile A (rows I T.., cols J T..) and its mirror B.
+struct square_pair {
+  unsigned char* a_ptr;
+  unsigned char* b_ptr;
+  std::int64_t a_rows, a_cols;  // B has them swapped
+  bool full, diagonal;
+};
+
+template <int T>
+__device__ __forceinline__ square_pair square_pair_of(const inplace_square_params& p, std::int64_t t, int unit_bytes) {
+  std::uint64_t pr = 0;
+  const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
+  std::int64_t I = 0, J = 0;
+  triangle_pair(pr, I, J);
+  unsigned char* base = p.square_base(b);
+  square_pair q;
+  q.a_ptr = base + I * T * p.ld + J * T * unit_bytes;
+  q.b_ptr = base + J * T * p.ld + I * T * unit_bytes;
+  q.a_rows = p.n - I * T, q.a_cols = p.n - J * T;
+  q.full = q.a_rows >= T && q.a_cols >= T;  // for both tiles of the pair
+  q.diagonal = I == J;
+  return q;
+}
+
 template <int UnitBytes>
 __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     inplace_square_vec16_kernel(const inplace_square_params p) {
@@ -63,27 +92,41 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
   constexpr int T = S::tile_rows;
   extern __shared__ uint4 smem_tiles[];  // two tiles of T x MR chunks (dynamic: 64 KiB for fp16 pairs)
   uint4* tiles[2] = {smem_tiles, smem_tiles + T * S::MR};
-  for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
-    std::uint64_t pr = 0;
-    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
-    std::int64_t I = 0, J = 0;
-    triangle_pair(pr, I, J);
-    unsigned char* base = p.square_base(b);
-    unsigned char* a_ptr = base + I * T * p.ld + J * T * UnitBytes;  // tile A: rows I T.., cols J T..
-    unsigned char* b_ptr = base + J * T * p.ld + I * T * UnitBytes;  // tile B: its mirror
-    const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;   // B has them swapped
-    const bool full = a_rows >= T && a_cols >= T;                     // for both tiles of the pair
-    auto a_row = [&](int r) { return a_ptr + r * p.ld; };
-    auto b_row = [&](int r) { return b_ptr + r * p.ld; };
-    std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
-    load_micro_tiles<UnitBytes, S, true>(a_row, full, a_rows, a_cols, va);
-    if (I != J) load_micro_tiles<UnitBytes, S, true>(b_row, full, a_cols, a_rows, vb);
-    __syncthreads();  // every load of this pair is done (and the previous pair's shared reads)
+  std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
+  auto load_pair = [&](const square_pair& q) {
+    const std::int64_t ld = p.ld;
+    load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.a_ptr + r * ld; }, q.full, q.a_rows, q.a_cols, va);
+    if (!q.diagonal)
+      load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.b_ptr + r * ld; }, q.full, q.a_cols, q.a_rows, vb);
+  };
+  constexpr bool prefetch = inplace_square_policy<UnitBytes>::prefetch;
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  square_pair q = square_pair_of<T>(p, t, UnitBytes);
+  if constexpr (prefetch) load_pair(q);
+  // Software pipeline (policy prefetch): the next pair's loads are issued before this pair's stores. Safe:
+  // pairs are disjoint, and a block's next pair is its own, so nothing reads what another's stores overwrite.
+  // Without it the loads start each iteration (the registers are not live across it).
+  for (;;) {
+    if constexpr (!prefetch) load_pair(q);
+    __syncthreads();  // the previous pair's shared reads are done
     store_micro_tiles<UnitBytes, S>(va, tiles[0]);
-    if (I != J) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
+    if (!q.diagonal) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
     __syncthreads();
-    store_tile_rows<UnitBytes, S>(tiles[0], b_row, full, a_rows, a_cols);  // A^T over B
-    if (I != J) store_tile_rows<UnitBytes, S>(tiles[1], a_row, full, a_cols, a_rows);
+    const square_pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = square_pair_of<T>(p, next, UnitBytes);
+      if constexpr (prefetch) load_pair(q);
+    }
+    const std::int64_t ld = p.ld;
+    store_tile_rows<UnitBytes, S>(tiles[0], [&](int r) { return cur.b_ptr + r * ld; }, cur.full, cur.a_rows,
+                                  cur.a_cols);  // A^T over B
+    if (!cur.diagonal)
+      store_tile_rows<UnitBytes, S>(tiles[1], [&](int r) { return cur.a_ptr + r * ld; }, cur.full, cur.a_cols,
+                                    cur.a_rows);
+    if (next >= p.tasks) break;
+    t = next;
   }
 }
 
@@ -155,6 +198,155 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
         if (c < cl && r < rl) reinterpret_cast<Word*>(dst + c * p.ld)[rem] = stage[s * T * pitch + r * pitch + c * K + k];
       }
     }
+  }
+}
+
+/// square_gather's tiles: T units a side, a power of two with T x unit a whole number of 16-byte chunks, a
+/// pair at most square_gather_max_loads x 256 chunks (the loads in flight a thread holds) and ~50 KiB of
+/// shared memory: 64 up to 5-byte units (rows of 192-320 bytes), 32 up to 24 bytes, 16 up to 64. 0 above.
+inline constexpr int square_gather_max_unit = 64;
+inline constexpr int square_gather_threads = 256;
+inline constexpr int square_gather_max_loads = 12;
+__host__ __device__ constexpr int square_gather_tile(int unit) {
+  return unit < 1 ? 0 : unit <= 5 ? 64 : unit <= 24 ? 32 : unit <= square_gather_max_unit ? 16 : 0;
+}
+/// Shared-memory row pitch of square_gather: the tile row's bytes + one 16-byte chunk.
+__host__ __device__ constexpr int square_gather_pitch(int unit) { return square_gather_tile(unit) * unit + 16; }
+
+/// Packs granule j (of 16 / G) of a 16-byte chunk.
+template <int G>
+__device__ __forceinline__ void put_granule(uint4& v, int j, const unsigned char* src) {
+  if constexpr (G == 16) {
+    v = *reinterpret_cast<const uint4*>(src);
+  } else if constexpr (G == 8) {
+    const uint2 x = *reinterpret_cast<const uint2*>(src);
+    (j == 0 ? v.x : v.z) = x.x;
+    (j == 0 ? v.y : v.w) = x.y;
+  } else if constexpr (G == 4) {
+    (&v.x)[j] = *reinterpret_cast<const std::uint32_t*>(src);
+  } else if constexpr (G == 2) {
+    (&v.x)[j / 2] |= std::uint32_t{*reinterpret_cast<const std::uint16_t*>(src)} << (16 * (j % 2));
+  } else {
+    (&v.x)[j / 4] |= std::uint32_t{*src} << (8 * (j % 4));
+  }
+}
+
+/// Magic of exact 32-bit division for dividends and divisors below 2^16: n / d == __umulhi(n, magic_u16(d)).
+inline constexpr unsigned magic_u16(unsigned d) { return static_cast<unsigned>((std::uint64_t{1} << 32) / d + 1); }
+
+/// The first n < 16 bytes at src as a chunk (the rest 0), without a local array.
+__device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, int n) {
+  uint4 v{0, 0, 0, 0};
+#pragma unroll
+  for (int b = 0; b < 16; ++b)
+    if (b < n) (&v.x)[b / 4] |= std::uint32_t{__ldcg(src + b)} << (8 * (b % 4));
+  return v;
+}
+
+/// One tile pair of square_gather: tile A (rows I T.., cols J T..) and its mirror B (tile s = 0, 1: rows[s]
+/// rows of bytes[s] bytes each).
+struct gather_pair {
+  unsigned char* ptr[2];
+  int rows[2], bytes[2], count;
+};
+
+/// `square` for units of any size up to square_gather_max_unit that are not a vector's (3, 5, 6, 12, 24, ...
+/// bytes), 16-byte aligned rows. A pair's two tiles are loaded as 16-byte chunks into registers (up to
+/// square_gather_max_loads a thread, all in flight), staged in shared memory, and each transposed row is
+/// gathered back into 16-byte chunks in G-byte granules (G = gcd(unit, 16); an output chunk's granules come
+/// from consecutive staged rows) and stored as chunks (bytewise only where a row ends mid-chunk at the matrix
+/// edge). As in square_vec16, a block issues its next pair's loads before the current pair's stores. Lanes
+/// take pairs of chunks (one 32-byte sector) of consecutive output rows. Before this, 3-byte units went
+/// through square_words one byte at a time (rgb8 4096^2: 0.175 of memcpy on H100).
+template <int G>
+__global__ void __launch_bounds__(square_gather_threads) inplace_square_gather_kernel(const inplace_square_params p) {
+  constexpr int L = square_gather_max_loads;
+  extern __shared__ uint4 gather_smem[];
+  auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
+  const int U = p.unit_words * G, T = p.tile, row_bytes = T * U, chunks = row_bytes / 16, pitch = row_bytes + 16;
+  const int tile_shift = __ffs(T) - 1, tile_chunks = T * chunks, pair_chunks = (chunks + 1) / 2;
+  auto pair_of = [&](std::int64_t t) {
+    std::uint64_t pr = 0;
+    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
+    std::int64_t I = 0, J = 0;
+    triangle_pair(pr, I, J);
+    unsigned char* base = p.square_base(b);
+    gather_pair q;
+    q.ptr[0] = base + I * T * p.ld + J * T * U;
+    q.ptr[1] = base + J * T * p.ld + I * T * U;
+    const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;
+    q.rows[0] = static_cast<int>(a_rows < T ? a_rows : T);
+    q.rows[1] = static_cast<int>(a_cols < T ? a_cols : T);
+    q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
+    q.count = I != J ? 2 : 1;
+    return q;
+  };
+  uint4 reg[L];
+  int at[L];  // staged byte offset of reg[k], -1: none
+  auto load_pair = [&](const gather_pair& q) {
+#pragma unroll
+    for (int k = 0; k < L; ++k) {
+      at[k] = -1;
+      const int x = static_cast<int>(threadIdx.x) + k * square_gather_threads;
+      const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks;
+      const int r = static_cast<int>(__umulhi(static_cast<unsigned>(y), p.chunk_magic)), o = 16 * (y - r * chunks);
+      const int rows = s ? q.rows[1] : q.rows[0], bytes = s ? q.bytes[1] : q.bytes[0];
+      if (s < q.count && r < rows && o < bytes) {
+        const unsigned char* src = (s ? q.ptr[1] : q.ptr[0]) + r * p.ld + o;
+        reg[k] = o + 16 <= bytes ? __ldcg(reinterpret_cast<const uint4*>(src)) : load_partial_chunk(src, bytes - o);
+        at[k] = s * T * pitch + r * pitch + o;
+      }
+    }
+  };
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  gather_pair q = pair_of(t);
+  load_pair(q);
+  for (;;) {
+    __syncthreads();  // the previous pair's shared reads are done
+#pragma unroll
+    for (int k = 0; k < L; ++k)
+      if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = reg[k];
+    __syncthreads();
+    const gather_pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = pair_of(next);
+      load_pair(q);
+    }
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      if (s >= cur.count) break;
+      // Tile s (rows[s] x rows[1 - s] units) goes transposed to the other tile's place: rows[1 - s] rows of
+      // bytes[1 - s] = rows[s] U bytes.
+      const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
+      const unsigned char* st = stage + s * T * pitch;
+      unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
+      for (int x = threadIdx.x; x < 2 * T * pair_chunks; x += square_gather_threads) {
+        const int h = x & 1, c = (x >> 1) & (T - 1), w = 2 * ((x >> 1) >> tile_shift) + h, o = 16 * w;
+        if (c >= cl || o >= ob) continue;
+        // Output byte k of row c is byte k % U of staged row k / U's unit c.
+        int e = static_cast<int>(__umulhi(static_cast<unsigned>(o), p.unit_magic)), bb = o - e * U;
+        uint4 v{0, 0, 0, 0};
+#pragma unroll
+        for (int j = 0; j < 16 / G; ++j) {
+          put_granule<G>(v, j, st + e * pitch + c * U + bb);
+          bb += G;
+          if (bb == U) bb = 0, ++e;
+        }
+        unsigned char* out = dst + c * p.ld + o;
+        if (o + 16 <= ob) {
+          *reinterpret_cast<uint4*>(out) = v;
+        } else {
+          for (int b = 0; b < ob - o; ++b) {
+            const std::uint32_t word = b < 4 ? v.x : b < 8 ? v.y : b < 12 ? v.z : v.w;
+            out[b] = static_cast<unsigned char>(word >> (8 * (b % 4)));
+          }
+        }
+      }
+    }
+    if (next >= p.tasks) break;
+    t = next;
   }
 }
 
