@@ -341,6 +341,17 @@ int fuzz_inplace(reader& r, int threads) {
       for (std::int64_t j = 0; j < p.cols; ++j)
         std::memcpy(want.data() + (b * bs + j * out_ld + i) * U, buf.get() + (b * bs + i * ld + j) * U,
                     static_cast<std::size_t>(U));
+  if (threads < 0) {  // rejected, naming the argument, by both APIs; nothing written
+    const xpose::status st = plan->execute_host(buf.get(), threads);
+    if (st.code() != status_code::invalid_argument || st.message().find("threads") == std::string::npos)
+      fail(p, "threads = -1: expected invalid_argument naming threads, got " + text(st));
+    if (xpose_inplace_plan_execute_host(c_plan.get(), twin.get(), threads) != XPOSE_INVALID_ARGUMENT)
+      fail(p, "threads = -1: the C API did not reject it");
+    if (!std::equal(buf.get(), buf.get() + n, twin.get())) fail(p, "threads = -1: data written (C API)");
+    for (std::size_t i = 0; i < n; ++i)
+      if (buf[i] != (static_cast<unsigned char>((i * 0x9E3779B1u) >> 13) | 1)) fail(p, "threads = -1: data written");
+    return 0;
+  }
   if (xpose::status st = plan->execute_host(buf.get(), threads); !st) fail(p, "execute_host failed: " + text(st));
   if (!std::equal(want.begin(), want.end(), buf.get())) fail(p, "execute_host differs from the naive transpose");
   if (xpose_inplace_plan_execute_host(c_plan.get(), twin.get(), threads) != XPOSE_SUCCESS ||

@@ -123,6 +123,8 @@ SEEDS = {
     'inplace-bad-overflow': inplace(8, 2**31, 2**31, 2, 0, 0),
     'inplace-bad-negative': inplace(-1, 5, 7, 1, 0, 0),
     'inplace-bad-pitch-overflow': inplace(1, 2**31, 2**31, 1, 2**32, 0),
+    'inplace-threads-negative': inplace(16, 1, 28, 28, 28, 28, threads=-1),
+    'inplace-threads-negative-cycles': inplace(4, 96, 64, 1, 0, 0, threads=-1),
 }
 
 
