@@ -123,14 +123,19 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
     const std::int64_t smem = 2 * std::int64_t{p.tile} * square_gather_pitch(static_cast<int>(U));
     const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
-    auto go = [&](auto kernel) { return launch(kernel, blocks, square_gather_threads, smem, stream, p, "inplace square_gather"); };
-    switch (G) {
-      case 1: return go(inplace_square_gather_kernel<1>);
-      case 2: return go(inplace_square_gather_kernel<2>);
-      case 4: return go(inplace_square_gather_kernel<4>);
-      case 8: return go(inplace_square_gather_kernel<8>);
-      default: return go(inplace_square_gather_kernel<16>);
-    }
+    const std::int64_t loads = (2 * std::int64_t{p.tile} * p.tile * U / 16 + square_gather_threads - 1) / square_gather_threads;
+    auto go = [&]<int L>() {
+      auto run = [&](auto kernel) { return launch(kernel, blocks, square_gather_threads, smem, stream, p, "inplace square_gather"); };
+      switch (G) {
+        case 1: return run(inplace_square_gather_kernel<1, L>);
+        case 2: return run(inplace_square_gather_kernel<2, L>);
+        case 4: return run(inplace_square_gather_kernel<4, L>);
+        case 8: return run(inplace_square_gather_kernel<8, L>);
+        default: return run(inplace_square_gather_kernel<16, L>);
+      }
+    };
+    if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather: tile too large");
+    return loads <= 4 ? go.template operator()<4>() : loads <= 8 ? go.template operator()<8>() : go.template operator()<12>();
   }
   p.unit_words = static_cast<int>(U / word);
   set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));

@@ -258,9 +258,11 @@ struct gather_pair {
 /// edge). As in square_vec16, a block issues its next pair's loads before the current pair's stores. Lanes
 /// take pairs of chunks (one 32-byte sector) of consecutive output rows. Before this, 3-byte units went
 /// through square_words one byte at a time (rgb8 4096^2: 0.175 of memcpy on H100).
-template <int G>
-__global__ void __launch_bounds__(square_gather_threads) inplace_square_gather_kernel(const inplace_square_params p) {
-  constexpr int L = square_gather_max_loads;
+/// L: loads a thread holds (4, 8 or 12: the pair's chunks / 256, rounded up); the fewer, the fewer registers
+/// and the more blocks an SM runs (rgb8: 8 loads, 3 blocks).
+template <int G, int L>
+__global__ void __launch_bounds__(square_gather_threads, L <= 4 ? 4 : L <= 8 ? 3 : 2)
+    inplace_square_gather_kernel(const inplace_square_params p) {
   extern __shared__ uint4 gather_smem[];
   auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
   const int U = p.unit_words * G, T = p.tile, row_bytes = T * U, chunks = row_bytes / 16, pitch = row_bytes + 16;
