@@ -13,7 +13,9 @@ status cpu_execute(const plan_geometry& g, const void* in, void* out, int thread
     case algorithm::rows: cpu_rows(g, in, out, threads); return status::ok();
     // Compound tile sides are a GPU tiling device; the CPU blocks the fastest axis of each side and walks
     // the others as batch axes (same byte map).
-    case algorithm::transpose2d: cpu_transpose2d(flatten_sides(g), in, out, threads); return status::ok();
+    case algorithm::transpose2d:
+      if (!cpu_transpose2d_merged_cols(g, in, out, threads)) cpu_transpose2d(flatten_sides(g), in, out, threads);
+      return status::ok();
   }
   return status(status_code::internal, "cpu_execute: unknown algorithm");
 }

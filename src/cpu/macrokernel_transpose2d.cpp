@@ -231,6 +231,35 @@ inline owned_range owned(std::uintptr_t a, std::int64_t r0, std::int64_t nr, con
   return {lo, std::max(lo, hi)};
 }
 
+// Writes the bytes of output row `row` (its first byte; rows x unit bytes long) that the tile of input rows
+// [r0, r0 + nr) owns, from `src` (the row's units from r0 on, up to the end of the owned range): whole lines
+// with non-temporal stores, the plane's first and last partial lines with plain ones.
+inline void write_owned(unsigned char* row, std::int64_t r0, std::int64_t nr, const plane_geometry& p,
+                        const unsigned char* src, const isa_kernels& isa) {
+  const auto a = reinterpret_cast<std::uintptr_t>(row);
+  const owned_range o = owned(a, r0, nr, p);
+  std::uintptr_t lo = o.lo;
+  src += static_cast<std::int64_t>(o.lo - a) - r0 * p.unit;
+  const std::uintptr_t head_end = std::min(align_up(lo), o.hi);  // past lo only on the plane's first line
+  if (head_end > lo) {
+    std::memcpy(row + (lo - a), src, head_end - lo);
+    src += head_end - lo;
+    lo = head_end;
+  }
+  const std::int64_t lines = static_cast<std::int64_t>(o.hi - lo) / line;
+  if (lines > 0) {
+    isa.stream_lines(row + (lo - a), src, lines);
+    src += lines * line;
+    lo += static_cast<std::uintptr_t>(lines * line);
+  }
+  if (o.hi > lo) std::memcpy(row + (lo - a), src, o.hi - lo);  // the plane's last partial line
+}
+
+// Input rows past a tile's own that its owned output lines may need: up to one line of units.
+inline std::int64_t owned_need(std::int64_t r0, std::int64_t nr, const plane_geometry& p, std::uintptr_t a) {
+  return (static_cast<std::int64_t>(owned(a, r0, nr, p).hi - a) + p.unit - 1) / p.unit - r0;
+}
+
 // Streaming mode, one tile of input rows [r0, r0 + nr) and columns [c0, c0 + nc) of one plane. `pf` walks
 // the next tile's input, a few lines after each block.
 // `tin` is input unit (r0, c0) and `in_rs` its row stride (the plane's, or a packed tile's).
@@ -256,34 +285,13 @@ void stream_tile(const plane_geometry& p, const transpose_tuning& t, const tile_
     }
     // Input rows this strip needs: up to the end of the last line it owns, on the row that reaches furthest.
     std::int64_t need = 0;
-    for (std::int64_t j = 0; j < ns; ++j) {
-      const auto a = reinterpret_cast<std::uintptr_t>(out_plane + (c + j) * p.out_rs);
-      need = std::max<std::int64_t>(need, (static_cast<std::int64_t>(owned(a, r0, nr, p).hi - a) + p.unit - 1) / p.unit - r0);
-    }
+    for (std::int64_t j = 0; j < ns; ++j)
+      need = std::max(need, owned_need(r0, nr, p, reinterpret_cast<std::uintptr_t>(out_plane + (c + j) * p.out_rs)));
     if (need <= 0) continue;
     // The whole strip into the staging buffer, then out. (Streaming each line as soon as a block completes
     // it was 1.3x slower on fp32 8191 x 8193.)
     k.tile(tin + (c - c0) * p.unit, in_rs, stage, stage_rs, need, ns, p.words, pf);
-    for (std::int64_t j = 0; j < ns; ++j) {
-      unsigned char* row = out_plane + (c + j) * p.out_rs;
-      const auto a = reinterpret_cast<std::uintptr_t>(row);
-      const owned_range o = owned(a, r0, nr, p);
-      std::uintptr_t lo = o.lo;
-      const unsigned char* src = stage + j * stage_rs + (static_cast<std::int64_t>(o.lo - a) - r0 * p.unit);
-      const std::uintptr_t head_end = std::min(align_up(lo), o.hi);  // past lo only on the plane's first line
-      if (head_end > lo) {
-        std::memcpy(row + (lo - a), src, head_end - lo);
-        src += head_end - lo;
-        lo = head_end;
-      }
-      const std::int64_t lines = static_cast<std::int64_t>(o.hi - lo) / line;
-      if (lines > 0) {
-        isa.stream_lines(row + (lo - a), src, lines);
-        src += lines * line;
-        lo += static_cast<std::uintptr_t>(lines * line);
-      }
-      if (o.hi > lo) std::memcpy(row + (lo - a), src, o.hi - lo);  // the plane's last partial line
-    }
+    for (std::int64_t j = 0; j < ns; ++j) write_owned(out_plane + (c + j) * p.out_rs, r0, nr, p, stage + j * stage_rs, isa);
   }
 }
 
@@ -455,7 +463,143 @@ int log2_pow2_unit(std::int64_t unit) {
   }
 }
 
+// Merged columns (compound column sides, the mirror of row_merge): [2731,2048,3] reversed is, per plane, a
+// 2731 x 6144 transpose whose input columns (j, c) are contiguous but whose output rows lie at c x 5593088 +
+// j x 2731 units, not one stride apart. Flattened to its fastest column axis it is 2048 planes of 2731 x 3:
+// 12-byte reads from rows 24 KiB apart (a TLB miss and most of a line wasted per read), 0.08 of the
+// non-temporal copy on the dev VM. Here a tile is tile_r rows x tile_c merged columns (whole lines of input
+// per row); it is transposed into the L1 staging buffer and each of its output rows copied to its own
+// address, found by stepping a cursor over the column axes.
+struct col_cursor {
+  const plan_geometry* g = nullptr;
+  std::array<std::int64_t, max_canonical_rank> idx{};
+  std::int64_t off = 0;  // words
+  void at(std::int64_t k) {
+    off = 0;
+    for (int a = g->col_rank - 1; a >= 0; --a) {
+      idx[a] = k % g->col_extent[a];
+      k /= g->col_extent[a];
+      off += idx[a] * g->col_out_stride[a];
+    }
+  }
+  void step() {
+    for (int a = g->col_rank - 1; a >= 0; --a) {
+      off += g->col_out_stride[a];
+      if (++idx[a] < g->col_extent[a]) return;
+      off -= g->col_extent[a] * g->col_out_stride[a];
+      idx[a] = 0;
+    }
+  }
+};
+
 }  // namespace
+
+bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void* out_v, int threads) {
+  if (g.algo != algorithm::transpose2d || g.col_rank < 2) return false;
+  const std::int64_t wb = g.word_bytes, unit = g.elem_words * wb;
+  // Only where the flattened plane reads short runs: its fastest column axis under one line.
+  if (g.col_extent[g.col_rank - 1] * unit >= line) return false;
+  // The row side flattened as flatten_sides does (outer row axes become batch axes); the columns merged.
+  plan_geometry f = g;
+  for (int k = 0; k + 1 < g.row_rank; ++k) {
+    f.batch_extent[f.batch_rank] = g.row_extent[k];
+    f.batch_in_stride[f.batch_rank] = g.row_in_stride[k];
+    std::int64_t o = g.row_extent[g.row_rank - 1] * g.elem_words;  // nested in the output
+    for (int j = k + 1; j + 1 < g.row_rank; ++j) o *= g.row_extent[j];
+    f.batch_out_stride[f.batch_rank] = o;
+    ++f.batch_rank;
+  }
+  const std::int64_t rows = g.row_extent[g.row_rank - 1], in_rs = g.in_ld * wb;
+  std::int64_t cols = 1;
+  for (int a = 0; a < g.col_rank; ++a) cols *= g.col_extent[a];
+  const std::int64_t items = f.batch_count();
+  if (rows == 0 || cols == 0 || items == 0) return true;
+  const auto* in = static_cast<const unsigned char*>(in_v);
+  auto* out = static_cast<unsigned char*>(out_v);
+
+  const isa_kernels& isa = kernels_for(active_cpu_isa());
+  const int lg = log2_pow2_unit(unit);
+  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg]
+                        : unit == 3 && isa.unit3.tile != nullptr ? isa.unit3
+                                                                 : scalar_unit_kernel(unit, wb);
+  // Tiles: output runs of ~512 bytes (tile_r units) and input runs of ~256 bytes (tile_c units), within the
+  // staging buffer (tile_c rows of tile_r units).
+  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
+  std::int64_t tile_c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), k.block_cols));
+  std::int64_t tile_r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), k.block_rows));
+  while (tile_c * tile_r * unit > staging_bytes && tile_r > k.block_rows) tile_r -= k.block_rows;
+  while (tile_c * tile_r * unit > staging_bytes && tile_c > 1) tile_c = std::max<std::int64_t>(1, tile_c / 2);
+  if (tile_c * tile_r * unit > staging_bytes) return false;  // a unit too large for the buffer: the plain path
+  // Streaming (use_streaming, as cpu_transpose2d): each staging row holds up to a line of units more.
+  const bool stream = isa.stream_lines != nullptr && use_streaming(items * rows * cols * unit, rows * unit, host_caches()) &&
+                      reinterpret_cast<std::uintptr_t>(out) % unit == 0;
+  const std::int64_t extra = stream ? (line + unit - 1) / unit : 0;
+  while (tile_c * (tile_r + extra) * unit > staging_bytes && tile_r > k.block_rows) tile_r -= k.block_rows;
+  if (tile_c * (tile_r + extra) * unit > staging_bytes) return false;
+  plane_geometry p{};
+  p.rows = rows, p.cols = cols, p.unit = unit, p.words = g.elem_words;
+  const std::int64_t stage_rs = (tile_r + extra) * unit;
+  // Input rows a multiple of 4 KiB apart fall in one L1 set: such tiles are packed first (as row_merge does).
+  const bool pack_rows = in_rs % 4096 == 0;
+  const std::int64_t pf_rows = std::min(tile_r, std::max<std::int64_t>(2, pack_prefetch_bytes / std::max<std::int64_t>(tile_c * unit, 64)));
+  const std::int64_t pack_rs = round_up(tile_c * unit, line) + line;
+  const std::int64_t tiles_r = (rows + tile_r - 1) / tile_r, tiles_c = (cols + tile_c - 1) / tile_c;
+  const std::int64_t per_item = tiles_r * tiles_c;
+  const int nt = resolve_threads(threads, items * rows * cols * unit, items * per_item);
+  // Tasks in (item, tile column, tile row) order: consecutive tasks continue the same output rows.
+  parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
+    alignas(64) unsigned char stage[staging_bytes];
+    unsigned char* pack = pack_rows ? pack_buffer((tile_r + extra) * pack_rs) : nullptr;
+    batch_cursor b(f, begin / per_item);
+    std::int64_t tc = begin % per_item / tiles_r, tr = begin % tiles_r;
+    col_cursor cc{&g};
+    for (std::int64_t task = begin; task < end; ++task) {
+      const std::int64_t r0 = tr * tile_r, c0 = tc * tile_c;
+      const std::int64_t nr = std::min(tile_r, rows - r0), nc = std::min(tile_c, cols - c0);
+      unsigned char* out_item = out + b.out_offset() * wb;
+      // Streaming: the tile writes the output lines that start in its rows (write_owned), which may take up
+      // to one line of units past them.
+      std::int64_t need = nr;
+      if (stream) {
+        cc.at(c0);
+        for (std::int64_t j = 0; j < nc; ++j, cc.step())
+          need = std::max(need, owned_need(r0, nr, p, reinterpret_cast<std::uintptr_t>(out_item + cc.off * wb)));
+      }
+      const unsigned char* tin = in + b.in_offset() * wb + r0 * in_rs + c0 * unit;
+      std::int64_t tin_rs = in_rs;
+      // Rows lie far apart and runs are short: the runs pf_rows ahead (down this column of tiles, into the
+      // next tile) are prefetched into L2 while a row is read, as row_merge::pack does.
+      const std::int64_t pf_end = std::min(nr, rows - r0 - pf_rows);  // rows whose row pf_rows ahead exists
+      if (r0 == 0 || task == begin)  // a column's (or a thread's) first tile: its own first rows too
+        for (std::int64_t r = 0; r < std::min(pf_rows, nr); ++r) row_merge::prefetch_run(tin + r * in_rs, nc * unit);
+      if (pack != nullptr) {
+        for (std::int64_t r = 0; r < need; ++r) {
+          if (r < pf_end) row_merge::prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
+          std::memcpy(pack + r * pack_rs, tin + r * in_rs, static_cast<std::size_t>(nc * unit));
+        }
+        tin = pack;
+        tin_rs = pack_rs;
+      } else {
+        for (std::int64_t r = 0; r < pf_end; ++r) row_merge::prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
+      }
+      k.tile(tin, tin_rs, stage, stage_rs, need, nc, g.elem_words, nullptr);
+      cc.at(c0);
+      for (std::int64_t j = 0; j < nc; ++j, cc.step()) {
+        if (stream) write_owned(out_item + cc.off * wb, r0, nr, p, stage + j * stage_rs, isa);
+        else std::memcpy(out_item + cc.off * wb + r0 * unit, stage + j * stage_rs, static_cast<std::size_t>(nr * unit));
+      }
+      if (++tr == tiles_r) {
+        tr = 0;
+        if (++tc == tiles_c) {
+          tc = 0;
+          b.next();
+        }
+      }
+    }
+    if (stream) isa.fence();
+  });
+  return true;
+}
 
 void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int threads) {
   const auto* in = static_cast<const unsigned char*>(in_v);

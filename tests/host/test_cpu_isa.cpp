@@ -205,6 +205,35 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
   }
 }
 
+// N-d permutations with a compound column side whose fastest axis is shorter than a line: the column axes
+// merged into one contiguous input side, each output row at its own address (cpu_transpose2d_merged_cols):
+// [rows, j, c] reversed (the HWC -> CWH shape), column sides of three axes, compound row sides (outer row axes
+// as batch), extents that end mid-tile; cached and streaming (owned lines at every output alignment),
+// 1 and 2 threads, misaligned views. The test checks that the cases do take that path.
+TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 3);
+  int merged = 0;
+  for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
+    const forced_level level(GetParam(), mode);
+    ASSERT_TRUE(level.ok());
+    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3}) {
+      for (const auto& p : {problem{{273, 40, 3}, {2, 1, 0}, eb, {}, {}},
+                            problem{{300, 70, 2}, {2, 1, 0}, eb, {}, {}},
+                            problem{{129, 9, 5, 2}, {3, 2, 1, 0}, eb, {}, {}},
+                            problem{{5, 131, 17, 3}, {0, 3, 2, 1}, eb, {}, {}},
+                            problem{{7, 61, 33, 3}, {3, 2, 0, 1}, eb, {}, {}}}) {
+        auto plan = xpose::make_plan(p);
+        ASSERT_TRUE(plan) << plan.error();
+        const auto& g = plan->geometry();
+        if (g.algo == xpose::algorithm::transpose2d && g.col_rank > 1 && g.col_extent[g.col_rank - 1] * eb < 64) ++merged;
+        ASSERT_EQ(check(p, rng, 0, 0, 2), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+        ASSERT_EQ(check(p, rng, 4, 12, 1), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
+      }
+    }
+  }
+  EXPECT_GE(merged, 20) << "too few cases took the merged-columns path";
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, CpuIsaLevel,
                          ::testing::Values(cpu_isa::scalar, cpu_isa::sse2, cpu_isa::avx2, cpu_isa::avx512),
                          level_name);
