@@ -104,7 +104,7 @@ status validate(const problem& p, normalized_problem& n) {
       return invalid("in_strides has ", p.in_strides.size(), " entries but shape has ", rank, " axes");
     }
     for (int i = 0; i < rank; ++i) {
-      if (p.in_strides[i] < 0) {
+      if (p.in_strides[i] < 0 && p.shape[i] > 1) {  // an axis never stepped may have any stride (NumPy: x[::-1] of length 1)
         return invalid("in_strides[", i, "] = ", p.in_strides[i], " is negative (negative strides are not supported)");
       }
       n.in_strides[i] = p.in_strides[i];
@@ -156,8 +156,8 @@ status validate(const problem& p, normalized_problem& n) {
   // An axis of extent 1 is never stepped, so its stride is meaningless (NumPy gives such axes any stride):
   // zero it, so that no later product with it (element factoring scales strides) can overflow.
   for (int i = 0; i < rank; ++i) {
-    if (n.shape[i] == 1) n.in_strides[i] = 0;
-    if (out_shape[i] == 1) n.out_strides[i] = 0;
+    if (n.shape[i] <= 1) n.in_strides[i] = 0;
+    if (out_shape[i] <= 1) n.out_strides[i] = 0;
   }
 
   if (!empty) {

@@ -99,6 +99,15 @@ TEST(Errors, NegativeInputStrideNamesTheAxis) {
   expect_plan_error({{2, 3}, {1, 0}, 4, {3, -1}, {}}, status_code::invalid_argument, "in_strides[1]");
   // 0 broadcasts and is valid.
   EXPECT_TRUE(xpose::make_plan({{2, 3}, {1, 0}, 4, {0, 1}, {}}));
+  // An input axis of extent 1 (or 0) is never stepped: any stride, as NumPy gives x[::-1] of one row.
+  auto one = xpose::make_plan({{1, 3}, {1, 0}, 4, {-3, 1}, {}});
+  ASSERT_TRUE(one) << one.error();
+  const float in[3] = {1.5f, 2.5f, 3.5f};
+  float out[3] = {0, 0, 0};
+  ASSERT_TRUE(one->execute_host(in, out));
+  EXPECT_EQ(out[0], 1.5f);
+  EXPECT_EQ(out[2], 3.5f);
+  EXPECT_TRUE(xpose::make_plan({{0, 3}, {1, 0}, 4, {-7, 1}, {}}));
 }
 
 TEST(Errors, ZeroOutputStrideNamesTheAxis) {
