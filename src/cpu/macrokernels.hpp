@@ -13,7 +13,7 @@ void cpu_rows(const plan_geometry& g, const void* in, void* out, int threads);
 /// algorithm::transpose2d: a batch of rows x cols -> cols x rows transposes of elem_words-word units.
 void cpu_transpose2d(const plan_geometry& g, const void* in, void* out, int threads);
 
-/// algorithm::transpose2d with a compound column side whose fastest axis is shorter than a cache line: the
+/// algorithm::transpose2d with a compound column side whose fastest axis is shorter than 4 cache lines: the
 /// column axes merged into one contiguous input side, each output row at its own address. Returns false
 /// (nothing done) where that does not apply; then cpu_transpose2d runs on the flattened geometry.
 bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in, void* out, int threads);
