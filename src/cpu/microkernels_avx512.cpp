@@ -24,7 +24,7 @@ namespace isa_avx512 {
 struct avx512 {
   using vec = __m512i;
   static constexpr int lanes = 4;
-  static constexpr int full_max_rows = 16;
+  static constexpr int full_max_rows = 64;  // every unit size (simd_tile.hpp, step 2)
   static vec load(const unsigned char* p) { return _mm512_loadu_si512(p); }
   static void store(unsigned char* p, vec v) { _mm512_storeu_si512(p, v); }
   static void stream(unsigned char* p, vec v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
@@ -61,13 +61,18 @@ struct avx512 {
   static void fence() { _mm_sfence(); }
 
   // concat_shift<U>(prev, idx, cur): the 64 bytes starting `s` units into prev and running into cur, where
-  // idx = shift_index<U>(s) = {s, s + 1, ...} in 4-byte (U = 4) or 8-byte (U = 8, 16) elements; two-source
-  // permute indices >= the element count select from cur.
+  // idx = shift_index<U>(s) = {s, s + 1, ...} in 2-byte (U = 2), 4-byte (U = 4) or 8-byte (U = 8, 16)
+  // elements; two-source permute indices >= the element count select from cur. Bytes (no VBMI vpermt2b at
+  // this level): dword i of idx is (s / 4 + i) | (s % 4) << 16 (the permute reads only the low 5 bits); the
+  // dwords from s / 4 and from s / 4 + 1 are funnel-shifted by s % 4 bytes (variable shifts of 32 give 0).
   template <int U>
-  static constexpr bool has_concat_shift = U >= 2;  // bytes would need VBMI's vpermt2b
+  static constexpr bool has_concat_shift = true;
   template <int U>
   static vec shift_index(int s) {
-    if constexpr (U == 2) {
+    if constexpr (U == 1) {
+      return _mm512_add_epi32(_mm512_set1_epi32(s / 4 + ((s % 4) << 16)),
+                              _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    } else if constexpr (U == 2) {
       const __m512i iota = _mm512_setr_epi64(0x0003000200010000, 0x0007000600050004, 0x000B000A00090008,
                                              0x000F000E000D000C, 0x0013001200110010, 0x0017001600150014,
                                              0x001B001A00190018, 0x001F001E001D001C);
@@ -77,7 +82,12 @@ struct avx512 {
   }
   template <int U>
   static vec concat_shift(vec prev, vec idx, vec cur) {
-    if constexpr (U == 2) return _mm512_permutex2var_epi16(prev, idx, cur);
+    if constexpr (U == 1) {
+      const vec lo = _mm512_permutex2var_epi32(prev, idx, cur);
+      const vec hi = _mm512_permutex2var_epi32(prev, _mm512_add_epi32(idx, _mm512_set1_epi32(1)), cur);
+      const vec bits = _mm512_slli_epi32(_mm512_srli_epi32(idx, 16), 3);
+      return _mm512_or_si512(_mm512_srlv_epi32(lo, bits), _mm512_sllv_epi32(hi, _mm512_sub_epi32(_mm512_set1_epi32(32), bits)));
+    } else if constexpr (U == 2) return _mm512_permutex2var_epi16(prev, idx, cur);
     else if constexpr (U == 4) return _mm512_permutex2var_epi32(prev, idx, cur);
     else return _mm512_permutex2var_epi64(prev, idx, cur);
   }
