@@ -60,7 +60,7 @@ struct inplace_square_params {
 template <int UnitBytes>
 using square_shape = vec16_shape<UnitBytes, inplace_square_policy<UnitBytes>>;
 
-/// One tile pair of square_vec16: tile A (rows I T.., cols J T..) and its mirror B.
+/// One tile pair of square_vec16 and square_gather: tile A (rows I T.., cols J T..) and its mirror B.
 struct square_pair {
   unsigned char* a_ptr;
   unsigned char* b_ptr;
@@ -68,8 +68,9 @@ struct square_pair {
   bool full, diagonal;
 };
 
-template <int T>
-__device__ __forceinline__ square_pair square_pair_of(const inplace_square_params& p, std::int64_t t, int unit_bytes) {
+/// Pair `t` of the batch's tile pairs, tiles of T units a side (square_vec16: compile-time; square_gather: not).
+__device__ __forceinline__ square_pair square_pair_of(const inplace_square_params& p, std::int64_t t, int T,
+                                                      int unit_bytes) {
   std::uint64_t pr = 0;
   const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
   std::int64_t I = 0, J = 0;
@@ -102,7 +103,7 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
   constexpr bool prefetch = inplace_square_policy<UnitBytes>::prefetch;
   std::int64_t t = blockIdx.x;
   if (t >= p.tasks) return;
-  square_pair q = square_pair_of<T>(p, t, UnitBytes);
+  square_pair q = square_pair_of(p, t, T, UnitBytes);
   if constexpr (prefetch) load_pair(q);
   // Software pipeline (policy prefetch): the next pair's loads are issued before this pair's stores. Safe:
   // pairs are disjoint, and a block's next pair is its own, so nothing reads what another's stores overwrite.
@@ -116,7 +117,7 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     const square_pair cur = q;
     const std::int64_t next = t + gridDim.x;
     if (next < p.tasks) {
-      q = square_pair_of<T>(p, next, UnitBytes);
+      q = square_pair_of(p, next, T, UnitBytes);
       if constexpr (prefetch) load_pair(q);
     }
     const std::int64_t ld = p.ld;
@@ -268,19 +269,14 @@ __global__ void __launch_bounds__(square_gather_threads, L <= 4 ? 4 : L <= 8 ? 3
   const int U = p.unit_words * G, T = p.tile, row_bytes = T * U, chunks = row_bytes / 16, pitch = row_bytes + 16;
   const int tile_shift = __ffs(T) - 1, tile_chunks = T * chunks, pair_chunks = (chunks + 1) / 2;
   auto pair_of = [&](std::int64_t t) {
-    std::uint64_t pr = 0;
-    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
-    std::int64_t I = 0, J = 0;
-    triangle_pair(pr, I, J);
-    unsigned char* base = p.square_base(b);
+    const square_pair s = square_pair_of(p, t, T, U);
     gather_pair q;
-    q.ptr[0] = base + I * T * p.ld + J * T * U;
-    q.ptr[1] = base + J * T * p.ld + I * T * U;
-    const std::int64_t a_rows = p.n - I * T, a_cols = p.n - J * T;
-    q.rows[0] = static_cast<int>(a_rows < T ? a_rows : T);
-    q.rows[1] = static_cast<int>(a_cols < T ? a_cols : T);
+    q.ptr[0] = s.a_ptr;
+    q.ptr[1] = s.b_ptr;
+    q.rows[0] = static_cast<int>(s.a_rows < T ? s.a_rows : T);
+    q.rows[1] = static_cast<int>(s.a_cols < T ? s.a_cols : T);
     q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
-    q.count = I != J ? 2 : 1;
+    q.count = s.diagonal ? 1 : 2;
     return q;
   };
   uint4 reg[L];
