@@ -64,7 +64,7 @@ inline bool use_streaming(std::int64_t out_bytes, std::int64_t out_row_bytes, co
 /// block_r x block_c units.
 inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t cols, std::int64_t unit,
                                                 std::int64_t block_r, std::int64_t block_c, bool streaming,
-                                                const cpu_caches& caches) {
+                                                const cpu_caches& caches, std::int64_t in_row_bytes = 0) {
   auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   transpose_tuning t;
   t.streaming = streaming;
@@ -94,7 +94,18 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.
   const std::int64_t stage_max_r = std::max<std::int64_t>(staging_bytes / t.strip - 3 * 64, unit) / unit;
-  t.tile_r = std::min(round_up(std::max(run_bytes / unit, block_r), block_r), stage_max_r / block_r * block_r);
+  // Input rows a multiple of 4 KiB apart (power-of-two widths): every row of a tile falls in the same few
+  // cache sets and its prefetched next tile evicts itself, worse the more rows a tile has. Such tiles take
+  // 64 input rows (32 from 128 KiB apart), i.e. input runs of 2-4 KiB and shorter output runs, but at least
+  // 128-byte output runs (u8 8192^2, 2 threads: 64-byte runs 24.3 GB/s, 128-byte 29-31, 512-byte 29.9). Dev VM, 1
+  // thread, GB/s for tile_r 32 / 64 / 128 / 256 rows: fp32 1024x32768 27.3 / 22.4 / 11.9 / 9.0, fp32
+  // 2048x16384 26.0 / 28.4 / 22.1 / 9.2, fp64 4096^2 24.4 / 26.5 / 19.4 / 18.5, u8 2048x32768 21.9 / 21.4 /
+  // 19.7 / 15.0, fp16 2048x16384 19.7 / 18.8 / 16.7 / 15.4; u8 1024x65536 128 rows 17.6, 512 rows 8.1. Rows
+  // at other pitches keep the 512-byte output runs (u8 8191x8193: 256-512 bytes 10.4, 128 bytes 8.7).
+  const bool aliased = in_row_bytes > 0 && in_row_bytes % 4096 == 0;
+  const std::int64_t aliased_rows = std::max<std::int64_t>(in_row_bytes % (128 << 10) == 0 ? 32 : 64, 128 / unit);
+  const std::int64_t run_units = aliased ? std::min(run_bytes / unit, aliased_rows) : run_bytes / unit;
+  t.tile_r = std::min(round_up(std::max(run_units, block_r), block_r), stage_max_r / block_r * block_r);
   t.tile_r = std::max(t.tile_r, std::int64_t{1});
   // Input tile: an eighth of L2 (128 KiB on 1 MiB), so that this tile and the prefetched next one stay in L2
   // with room to spare; 128 x 256 fp32 tiles measured best (64 x 1024 within 5 %, 256 x 1024 -20 %).

@@ -176,7 +176,10 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
                         // small planes streamed whole (run_planes), and thin planes of whole blocks
                         problem{{40, 32, 32}, {0, 2, 1}, 4, {}, {}}, problem{{9, 64, 64}, {0, 2, 1}, 1, {}, {}},
                         problem{{3, 4, 16, 256}, {1, 0, 3, 2}, 4, {}, {}}, problem{{5, 8, 8}, {0, 2, 1}, 8, {}, {}},
-                        problem{{7, 16, 24}, {0, 2, 1}, 2, {}, {}}, problem{{4, 2000, 16}, {0, 2, 1}, 4, {}, {}}}) {
+                        problem{{7, 16, 24}, {0, 2, 1}, 2, {}, {}}, problem{{4, 2000, 16}, {0, 2, 1}, 4, {}, {}},
+                        // input rows 4 KiB-aliased: shorter tiles (choose_transpose_tuning)
+                        problem{{301, 1024}, {1, 0}, 4, {}, {}}, problem{{203, 4096}, {1, 0}, 1, {}, {}},
+                        problem{{77, 65536}, {1, 0}, 2, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
