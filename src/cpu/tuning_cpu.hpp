@@ -95,15 +95,17 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.
   const std::int64_t stage_max_r = std::max<std::int64_t>(staging_bytes / t.strip - 3 * 64, unit) / unit;
   // Input rows a multiple of 4 KiB apart (power-of-two widths): every row of a tile falls in the same few
-  // cache sets and its prefetched next tile evicts itself, worse the more rows a tile has. Such tiles take
-  // 64 input rows (32 from 128 KiB apart), i.e. input runs of 2-4 KiB and shorter output runs, but at least
-  // 128-byte output runs (u8 8192^2, 2 threads: 64-byte runs 24.3 GB/s, 128-byte 29-31, 512-byte 29.9). Dev VM, 1
+  // cache sets and its prefetched next tile evicts itself, worse the more rows a tile has and the larger
+  // the power of two. Such tiles take 128 input rows (64 from 32 KiB apart, 32 from 128 KiB), never more
+  // than before, and at least 128-byte output runs (u8 8192^2, 2 threads: 64-byte runs 24.3 GB/s, 128-byte
+  // 29-31, 512-byte 29.9; fp16 8192^2, 1 thread: 64 rows 16.8, 128 rows 19.1-21.2, 256 rows 16.6-18.8). Dev VM, 1
   // thread, GB/s for tile_r 32 / 64 / 128 / 256 rows: fp32 1024x32768 27.3 / 22.4 / 11.9 / 9.0, fp32
   // 2048x16384 26.0 / 28.4 / 22.1 / 9.2, fp64 4096^2 24.4 / 26.5 / 19.4 / 18.5, u8 2048x32768 21.9 / 21.4 /
   // 19.7 / 15.0, fp16 2048x16384 19.7 / 18.8 / 16.7 / 15.4; u8 1024x65536 128 rows 17.6, 512 rows 8.1. Rows
   // at other pitches keep the 512-byte output runs (u8 8191x8193: 256-512 bytes 10.4, 128 bytes 8.7).
   const bool aliased = in_row_bytes > 0 && in_row_bytes % 4096 == 0;
-  const std::int64_t aliased_rows = std::max<std::int64_t>(in_row_bytes % (128 << 10) == 0 ? 32 : 64, 128 / unit);
+  const std::int64_t aliased_rows = std::max<std::int64_t>(
+      in_row_bytes % (128 << 10) == 0 ? 32 : in_row_bytes % (32 << 10) == 0 ? 64 : 128, 128 / unit);
   const std::int64_t run_units = aliased ? std::min(run_bytes / unit, aliased_rows) : run_bytes / unit;
   t.tile_r = std::min(round_up(std::max(run_units, block_r), block_r), stage_max_r / block_r * block_r);
   t.tile_r = std::max(t.tile_r, std::int64_t{1});
