@@ -630,7 +630,8 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
   const std::int64_t out_bytes = gm.batch_count() * p.rows * p.cols * p.unit;
   const bool streaming = isa.stream_lines != nullptr && use_streaming(out_bytes, p.rows * p.unit, caches);
   transpose_tuning t =
-      choose_transpose_tuning(p.rows, p.cols, p.unit, k.block_rows, k.block_cols, streaming, caches, p.in_rs);
+      choose_transpose_tuning(p.rows, p.cols, p.unit, k.block_rows, k.block_cols, streaming, caches,
+                              m.axes > 0 ? 0 : p.in_rs);  // packed tiles are read from a contiguous buffer
   if (t.streaming && t.strip * t.stage_rs <= staging_bytes) run_streaming(gm, p, t, k, isa, m, in, out, threads);
   else run_cached(gm, p, t, k, m, in, out, threads);
 }

@@ -98,7 +98,8 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // cache sets and its prefetched next tile evicts itself, worse the more rows a tile has and the larger
   // the power of two. Such tiles take 128 input rows (64 from 32 KiB apart, 32 from 128 KiB), never more
   // than before, and at least 128-byte output runs (u8 8192^2, 2 threads: 64-byte runs 24.3 GB/s, 128-byte
-  // 29-31, 512-byte 29.9; fp16 8192^2, 1 thread: 64 rows 16.8, 128 rows 19.1-21.2, 256 rows 16.6-18.8). Dev VM, 1
+  // 29-31, 512-byte 29.9; fp16 8192^2, 1 thread: 64 rows 16.8, 128 rows 19.1-21.2, 256 rows 16.6-18.8).
+  // Not for tiles packed first (in_row_bytes 0): [256]^3 reversed lost 17 % with them. Dev VM, 1
   // thread, GB/s for tile_r 32 / 64 / 128 / 256 rows: fp32 1024x32768 27.3 / 22.4 / 11.9 / 9.0, fp32
   // 2048x16384 26.0 / 28.4 / 22.1 / 9.2, fp64 4096^2 24.4 / 26.5 / 19.4 / 18.5, u8 2048x32768 21.9 / 21.4 /
   // 19.7 / 15.0, fp16 2048x16384 19.7 / 18.8 / 16.7 / 15.4; u8 1024x65536 128 rows 17.6, 512 rows 8.1. Rows
