@@ -463,6 +463,15 @@ int log2_pow2_unit(std::int64_t unit) {
   }
 }
 
+// The level's kernel for `unit`-byte units: its own for 1-16-byte powers of two and 3-byte units where it has
+// them, else the portable one.
+tile_kernel unit_kernel(const isa_kernels& isa, std::int64_t unit, std::int64_t word_bytes) {
+  const int lg = log2_pow2_unit(unit);
+  if (lg >= 0 && isa.pow2[lg].tile != nullptr) return isa.pow2[lg];
+  if (unit == 3 && isa.unit3.tile != nullptr) return isa.unit3;
+  return scalar_unit_kernel(unit, word_bytes);
+}
+
 // Merged columns (compound column sides, the mirror of row_merge): [2731,2048,3] reversed is, per plane, a
 // 2731 x 6144 transpose whose input columns (j, c) are contiguous but whose output rows lie at c x 5593088 +
 // j x 2731 units, not one stride apart. Flattened to its fastest column axis it is 2048 planes of 2731 x 3:
@@ -519,24 +528,14 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void*
   auto* out = static_cast<unsigned char*>(out_v);
 
   const isa_kernels& isa = kernels_for(active_cpu_isa());
-  const int lg = log2_pow2_unit(unit);
-  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg]
-                        : unit == 3 && isa.unit3.tile != nullptr ? isa.unit3
-                                                                 : scalar_unit_kernel(unit, wb);
-  // Tiles: output runs of ~512 bytes (tile_r units) and input runs of ~256 bytes (tile_c units), within the
-  // staging buffer (tile_c rows of tile_r units).
-  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
-  std::int64_t tile_c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), k.block_cols));
-  std::int64_t tile_r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), k.block_rows));
-  while (tile_c * tile_r * unit > staging_bytes && tile_r > k.block_rows) tile_r -= k.block_rows;
-  while (tile_c * tile_r * unit > staging_bytes && tile_c > 1) tile_c = std::max<std::int64_t>(1, tile_c / 2);
-  if (tile_c * tile_r * unit > staging_bytes) return false;  // a unit too large for the buffer: the plain path
+  const tile_kernel k = unit_kernel(isa, unit, wb);
   // Streaming (use_streaming, as cpu_transpose2d): each staging row holds up to a line of units more.
-  const bool stream = isa.stream_lines != nullptr && use_streaming(items * rows * cols * unit, rows * unit, host_caches()) &&
-                      reinterpret_cast<std::uintptr_t>(out) % unit == 0;
+  const bool stream = isa.stream_lines != nullptr && use_streaming(items * rows * cols * unit, rows * unit, host_caches());
   const std::int64_t extra = stream ? (line + unit - 1) / unit : 0;
-  while (tile_c * (tile_r + extra) * unit > staging_bytes && tile_r > k.block_rows) tile_r -= k.block_rows;
-  if (tile_c * (tile_r + extra) * unit > staging_bytes) return false;
+  const merged_cols_tiles mt = choose_merged_cols_tiles(rows, cols, unit, k.block_rows, k.block_cols, extra);
+  if (mt.tile_r == 0) return false;  // a unit too large for the staging buffer: the plain path
+  const std::int64_t tile_r = mt.tile_r, tile_c = mt.tile_c;
+  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   plane_geometry p{};
   p.rows = rows, p.cols = cols, p.unit = unit, p.words = g.elem_words;
   const std::int64_t stage_rs = (tile_r + extra) * unit;
@@ -617,9 +616,7 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
 
   const isa_kernels& isa = kernels_for(active_cpu_isa());
   const int lg = log2_pow2_unit(p.unit);
-  const tile_kernel k = lg >= 0 && isa.pow2[lg].tile != nullptr ? isa.pow2[lg]
-                        : p.unit == 3 && isa.unit3.tile != nullptr ? isa.unit3
-                                                                   : scalar_unit_kernel(p.unit, g.word_bytes);
+  const tile_kernel k = unit_kernel(isa, p.unit, g.word_bytes);
 
   if (run_thin(g, p, k, isa, lg, in, out, threads)) return;
   if (run_planes(g, p, k, isa, in, out, threads)) return;

@@ -123,4 +123,24 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   return t;
 }
 
+/// Tiles of cpu_transpose2d_merged_cols: tile_r rows (units along an output row) x tile_c merged columns.
+struct merged_cols_tiles {
+  std::int64_t tile_r = 0, tile_c = 0;  ///< 0: no tile fits the staging buffer
+};
+
+/// Output runs of ~512 bytes and input runs of ~256 bytes, whole register blocks, within the staging buffer
+/// (tile_c rows of tile_r + extra units). [2731,2048,3] reversed, 1 thread: runs of 128-1024 bytes either
+/// side measured alike (0.33-0.38 of the non-temporal copy), within the VM's noise.
+inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_t cols, std::int64_t unit,
+                                                  std::int64_t block_r, std::int64_t block_c, std::int64_t extra) {
+  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
+  auto bytes = [&](std::int64_t r, std::int64_t c) { return c * (r + extra) * unit; };
+  std::int64_t c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), block_c));
+  std::int64_t r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), block_r));
+  while (bytes(r, c) > staging_bytes && r > block_r) r -= block_r;
+  while (bytes(r, c) > staging_bytes && c > 1) c = std::max<std::int64_t>(1, c / 2);
+  if (bytes(r, c) > staging_bytes) return {};
+  return {r, c};
+}
+
 }  // namespace xpose::detail
