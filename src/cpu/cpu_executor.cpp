@@ -11,7 +11,8 @@ status cpu_execute(const plan_geometry& g, const void* in, void* out, int thread
   switch (g.algo) {
     case algorithm::copy:
     case algorithm::rows: cpu_rows(g, in, out, threads); return status::ok();
-    // Compound tile sides are a GPU tiling device; the CPU blocks the fastest axis of each side and walks
+    // Compound tile sides are a GPU tiling device. The CPU merges a compound column side whose fastest axis
+    // is short into one contiguous input side; otherwise it blocks the fastest axis of each side and walks
     // the others as batch axes (same byte map).
     case algorithm::transpose2d:
       if (!cpu_transpose2d_merged_cols(g, in, out, threads)) cpu_transpose2d(flatten_sides(g), in, out, threads);

@@ -44,6 +44,7 @@
 #include "cpu/macrokernels.hpp"
 #include "cpu/threads.hpp"
 #include "cpu/tuning_cpu.hpp"
+#include "plan/planner.hpp"
 
 namespace xpose::detail {
 
@@ -509,17 +510,9 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void*
   // Only where the flattened plane reads short runs: its fastest column axis under 4 lines (fp64
   // [128,128,128,8] axes 3,1,2,0, 64-byte runs 1 MiB apart: 1 thread 0.30 -> 0.42 of the non-temporal copy).
   if (g.col_extent[g.col_rank - 1] * unit >= 4 * line) return false;
-  // The row side flattened as flatten_sides does (outer row axes become batch axes); the columns merged.
-  plan_geometry f = g;
-  for (int k = 0; k + 1 < g.row_rank; ++k) {
-    f.batch_extent[f.batch_rank] = g.row_extent[k];
-    f.batch_in_stride[f.batch_rank] = g.row_in_stride[k];
-    std::int64_t o = g.row_extent[g.row_rank - 1] * g.elem_words;  // nested in the output
-    for (int j = k + 1; j + 1 < g.row_rank; ++j) o *= g.row_extent[j];
-    f.batch_out_stride[f.batch_rank] = o;
-    ++f.batch_rank;
-  }
-  const std::int64_t rows = g.row_extent[g.row_rank - 1], in_rs = g.in_ld * wb;
+  // The outer row axes become batch axes; the columns are merged here.
+  const plan_geometry f = flatten_row_side(g);
+  const std::int64_t rows = f.rows, in_rs = g.in_ld * wb;
   std::int64_t cols = 1;
   for (int a = 0; a < g.col_rank; ++a) cols *= g.col_extent[a];
   const std::int64_t items = f.batch_count();
@@ -535,7 +528,6 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void*
   const merged_cols_tiles mt = choose_merged_cols_tiles(rows, cols, unit, k.block_rows, k.block_cols, extra);
   if (mt.tile_r == 0) return false;  // a unit too large for the staging buffer: the plain path
   const std::int64_t tile_r = mt.tile_r, tile_c = mt.tile_c;
-  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   plane_geometry p{};
   p.rows = rows, p.cols = cols, p.unit = unit, p.words = g.elem_words;
   const std::int64_t stage_rs = (tile_r + extra) * unit;

@@ -14,6 +14,9 @@
 
 namespace xpose::detail {
 
+/// v rounded up to a multiple of m (m >= 1).
+constexpr std::int64_t round_up(std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; }
+
 /// How cpu_transpose2d walks a plane.
 ///
 /// Cached (`streaming == false`): square-ish tiles of `tile_r` x `tile_c` units that fit L1, visited row of
@@ -65,7 +68,6 @@ inline bool use_streaming(std::int64_t out_bytes, std::int64_t out_row_bytes, co
 inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t cols, std::int64_t unit,
                                                 std::int64_t block_r, std::int64_t block_c, bool streaming,
                                                 const cpu_caches& caches, std::int64_t in_row_bytes = 0) {
-  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   transpose_tuning t;
   t.streaming = streaming;
   if (!streaming) {
@@ -97,13 +99,13 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // Input rows a multiple of 4 KiB apart (power-of-two widths): every row of a tile falls in the same few
   // cache sets and its prefetched next tile evicts itself, worse the more rows a tile has and the larger
   // the power of two. Such tiles take 128 input rows (64 from 32 KiB apart, 32 from 128 KiB), never more
-  // than before, and at least 128-byte output runs (u8 8192^2, 2 threads: 64-byte runs 24.3 GB/s, 128-byte
-  // 29-31, 512-byte 29.9; fp16 8192^2, 1 thread: 64 rows 16.8, 128 rows 19.1-21.2, 256 rows 16.6-18.8).
-  // Not for tiles packed first (in_row_bytes 0): [256]^3 reversed lost 17 % with them. Dev VM, 1
-  // thread, GB/s for tile_r 32 / 64 / 128 / 256 rows: fp32 1024x32768 27.3 / 22.4 / 11.9 / 9.0, fp32
-  // 2048x16384 26.0 / 28.4 / 22.1 / 9.2, fp64 4096^2 24.4 / 26.5 / 19.4 / 18.5, u8 2048x32768 21.9 / 21.4 /
-  // 19.7 / 15.0, fp16 2048x16384 19.7 / 18.8 / 16.7 / 15.4; u8 1024x65536 128 rows 17.6, 512 rows 8.1. Rows
-  // at other pitches keep the 512-byte output runs (u8 8191x8193: 256-512 bytes 10.4, 128 bytes 8.7).
+  // than before, and at least 128-byte output runs. Dev VM, 1 thread, GB/s for tile_r 32 / 64 / 128 / 256
+  // rows: fp32 1024x32768 27.3 / 22.4 / 11.9 / 9.0, fp32 2048x16384 26.0 / 28.4 / 22.1 / 9.2, fp64 4096^2
+  // 24.4 / 26.5 / 19.4 / 18.5, u8 2048x32768 21.9 / 21.4 / 19.7 / 15.0, fp16 2048x16384 19.7 / 18.8 / 16.7 /
+  // 15.4; u8 1024x65536 128 rows 17.6, 512 rows 8.1; fp16 8192^2 64 rows 16.8, 128 rows 19.1-21.2, 256 rows
+  // 16.6-18.8; u8 8192^2 (2 threads) 64-byte runs 24.3, 128-byte 29-31, 512-byte 29.9. Rows at other
+  // pitches keep the 512-byte output runs (u8 8191x8193: 256-512 bytes 10.4, 128 bytes 8.7). Not for tiles
+  // packed first (in_row_bytes 0), which read a contiguous buffer: [256]^3 reversed lost 17 % with them.
   const bool aliased = in_row_bytes > 0 && in_row_bytes % 4096 == 0;
   const std::int64_t aliased_rows = std::max<std::int64_t>(
       in_row_bytes % (128 << 10) == 0 ? 32 : in_row_bytes % (32 << 10) == 0 ? 64 : 128, 128 / unit);
@@ -133,7 +135,6 @@ struct merged_cols_tiles {
 /// side measured alike (0.33-0.38 of the non-temporal copy), within the VM's noise.
 inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_t cols, std::int64_t unit,
                                                   std::int64_t block_r, std::int64_t block_c, std::int64_t extra) {
-  auto round_up = [](std::int64_t v, std::int64_t m) { return (v + m - 1) / m * m; };
   auto bytes = [&](std::int64_t r, std::int64_t c) { return c * (r + extra) * unit; };
   std::int64_t c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), block_c));
   std::int64_t r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), block_r));

@@ -39,6 +39,10 @@ result<plan_geometry> select(const canonical_form& c);
 /// becomes a batch axis. Same byte map; for executors (or tile shapes) that take one axis a side.
 plan_geometry flatten_sides(const plan_geometry& g);
 
+/// flatten_sides for the row side only (the column side stays compound): for executors that merge the
+/// column axes themselves (the CPU's merged columns).
+plan_geometry flatten_row_side(const plan_geometry& g);
+
 /// An invalid_argument status whose message is the arguments streamed in order (they name the field).
 template <class... Args>
 status invalid(Args&&... args) {

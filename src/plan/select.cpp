@@ -118,10 +118,10 @@ plan_geometry tiled(const canonical_form& c, int ro, int ci, std::int64_t unit, 
 
 }  // namespace
 
-plan_geometry flatten_sides(const plan_geometry& g) {
-  if (!g.compound()) return g;
+plan_geometry flatten_row_side(const plan_geometry& g) {
+  if (g.row_rank <= 1) return g;
   plan_geometry f = g;
-  // The outer axes of each side become batch axes; the fastest axis of each side stays.
+  // The outer row axes become batch axes; the fastest stays.
   for (int k = 0; k + 1 < g.row_rank; ++k) {
     f.batch_extent[f.batch_rank] = g.row_extent[k];
     f.batch_in_stride[f.batch_rank] = g.row_in_stride[k];
@@ -129,6 +129,17 @@ plan_geometry flatten_sides(const plan_geometry& g) {
     for (int j = k + 1; j + 1 < g.row_rank; ++j) f.batch_out_stride[f.batch_rank] *= g.row_extent[j];
     ++f.batch_rank;
   }
+  f.rows = g.row_extent[g.row_rank - 1];
+  f.row_rank = 1;
+  f.row_extent[0] = f.rows;
+  f.row_in_stride[0] = f.in_ld;
+  return f;
+}
+
+plan_geometry flatten_sides(const plan_geometry& g) {
+  if (!g.compound()) return g;
+  plan_geometry f = flatten_row_side(g);
+  // The outer column axes become batch axes too; the fastest stays.
   for (int k = 0; k + 1 < g.col_rank; ++k) {
     f.batch_extent[f.batch_rank] = g.col_extent[k];
     f.batch_in_stride[f.batch_rank] = g.col_extent[g.col_rank - 1] * g.elem_words;  // nested in the input
@@ -136,11 +147,8 @@ plan_geometry flatten_sides(const plan_geometry& g) {
     f.batch_out_stride[f.batch_rank] = g.col_out_stride[k];
     ++f.batch_rank;
   }
-  f.rows = g.row_extent[g.row_rank - 1];
   f.cols = g.col_extent[g.col_rank - 1];
-  f.row_rank = f.col_rank = 1;
-  f.row_extent[0] = f.rows;
-  f.row_in_stride[0] = f.in_ld;
+  f.col_rank = 1;
   f.col_extent[0] = f.cols;
   f.col_out_stride[0] = f.out_ld;
   return f;
