@@ -41,6 +41,11 @@
 //              moved to the transposed pitch (in place, bands staged in shared memory, each waiting only
 //              for the bands whose rows it overwrites), and the saved part written back transposed (an
 //              out-of-place transpose).
+// * `staged` — any rectangle of at most 32 MiB (the plan tries it first): the matrices are copied to the
+//              workspace, as many at a time as 32 MiB holds, and transposed back into place by the
+//              out-of-place kernels — two passes at copy and transpose speed (H100: 0.42-0.73 of memcpy,
+//              2 x bytes / time) where the algorithms below make two or three permuting passes (0.08-0.41).
+//              Larger rectangles take the first of the following that applies, else `shuffle`.
 //
 // ## Workspace bound (GPU)
 // `workspace_bytes()` is 0 for `none` and `square`. For `shuffle` it is what staging a row or a column strip
@@ -50,7 +55,8 @@
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
 // that would not do). For `near_square` it holds the extra s x d elements and one wave of rows (at most
-// 8 MiB each, plus 512 bytes). The caller allocates it (`execute` never allocates); its content
+// 8 MiB each, plus 512 bytes). For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
+// bytes. The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
@@ -83,6 +89,7 @@ enum class inplace_algorithm {
   tile_cycles,  ///< square tiles transposed in place, then units of a tile row moved along their cycles
   skinny_cycles,  ///< chunks of rows transposed in shared memory, and units moved along their cycles
   near_square,    ///< the square part transposed in place, rows repitched, the few extra rows or columns added
+  staged,         ///< matrices of at most 32 MiB copied to the workspace, transposed back out of place
 };
 
 constexpr const char* to_string(inplace_algorithm a) noexcept {
@@ -93,6 +100,7 @@ constexpr const char* to_string(inplace_algorithm a) noexcept {
     case inplace_algorithm::tile_cycles: return "tile_cycles";
     case inplace_algorithm::skinny_cycles: return "skinny_cycles";
     case inplace_algorithm::near_square: return "near_square";
+    case inplace_algorithm::staged: return "staged";
   }
   return "unknown";
 }
@@ -123,6 +131,12 @@ struct inplace_geometry {
   std::int64_t wave_rows = 0;      ///< rows repitched a wave through the workspace
   /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
   plan_geometry near_extra_plan;
+  // staged (groups of `group` matrices; the last group may hold fewer):
+  std::int64_t group = 0;          ///< matrices copied to the workspace at a time
+  plan_geometry staged_copy;       ///< a group's matrices packed into the workspace (a copy or a gather)
+  plan_geometry staged_back;       ///< the workspace transposed back into the group's matrices
+  plan_geometry staged_copy_last;  ///< the same for the last group when it holds fewer matrices
+  plan_geometry staged_back_last;
   std::int64_t units = 0;          ///< units a matrix: rows x cols / t
   std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
   std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units

@@ -53,6 +53,12 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
          << g.wave_rows << ", the " << g.near_extra << " extra " << (g.rows > g.cols ? "rows" : "columns")
          << " saved and written back transposed; workspace " << g.workspace_bytes << " bytes";
       break;
+    case inplace_algorithm::staged:
+      os << ": " << g.batch << (g.batch == 1 ? " matrix" : " matrices") << " copied to the workspace";
+      if (g.group < g.batch) os << ", " << g.group << " at a time,";
+      os << " and transposed back out of place (" << to_string(g.staged_back.algo) << "); workspace "
+         << g.workspace_bytes << " bytes";
+      break;
   }
   return os;
 }

@@ -188,6 +188,25 @@ status near_square(const inplace_geometry& g, unsigned char* data, int threads) 
   return cpu_execute(g.near_extra_plan, extra.data(), data + (tall ? s : s * s) * u, threads);
 }
 
+// staged: each group of matrices gathered packed into a buffer, then transposed back over them.
+status staged(const inplace_geometry& g, unsigned char* data, int threads) {
+  const std::int64_t bytes = g.group * g.rows * g.cols * g.elem_bytes;
+  std::vector<unsigned char> buf;
+  try {
+    buf.resize(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(bytes) +
+                                                  " bytes for a group of matrices");
+  }
+  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
+    const bool full = g.batch - b0 >= g.group;
+    unsigned char* first = data + b0 * g.batch_stride * g.elem_bytes;
+    if (status s = cpu_execute(full ? g.staged_copy : g.staged_copy_last, first, buf.data(), threads); !s) return s;
+    if (status s = cpu_execute(full ? g.staged_back : g.staged_back_last, buf.data(), first, threads); !s) return s;
+  }
+  return status::ok();
+}
+
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).
 std::int64_t strip_units(const inplace_geometry& g) {
   return std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / g.elem_bytes));
@@ -287,6 +306,7 @@ status run(const inplace_geometry& g, unsigned char* data, int threads) {
   if (g.algo == inplace_algorithm::tile_cycles) return tile_cycles<U>(g, data, threads);
   if (g.algo == inplace_algorithm::skinny_cycles) return skinny_cycles<U>(g, data, threads);
   if (g.algo == inplace_algorithm::near_square) return near_square<U>(g, data, threads);
+  if (g.algo == inplace_algorithm::staged) return staged(g, data, threads);
   return shuffle<U>(g, data, threads);
 }
 

@@ -10,9 +10,11 @@ namespace xpose::detail {
 
 /// Checks `p` (messages name the field) and fills `g` with explicit strides, the algorithm, the shuffle
 /// parameters and the workspace size; `span_bytes` = bytes from the base pointer to the end of the data.
-/// `allow_cycles` = false keeps rectangular shapes on `shuffle` (tests of every algorithm).
+/// Which algorithms make_inplace_geometry may choose for rectangles: tests pin each one down (`staged` would
+/// otherwise take every rectangle of at most 32 MiB).
+enum class inplace_choice { any, no_staged, shuffle_only };
 status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
-                             bool allow_cycles = true);
+                             inplace_choice choice = inplace_choice::any);
 
 /// How `shuffle` stages one pass, given the shared memory a block may use (`smem_capacity` bytes).
 struct shuffle_staging {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -50,12 +51,17 @@ unsigned long long wrong_vs_fill(const void* buf, std::int64_t bytes, cudaStream
   return wrong;
 }
 
-// `tile_cycles` = false plans rectangular shapes with `shuffle` whatever their gcd (both stay tested).
-void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr, bool tile_cycles = true) {
-  SCOPED_TRACE(::testing::Message() << p << ", shift " << shift << (tile_cycles ? "" : ", shuffle only"));
+// `choice` pins rectangles to shuffle (shuffle_only) or keeps them off staged (no_staged), so that every
+// algorithm stays tested on shapes the default plan gives to another; only `any` runs the public plan.
+using detail::inplace_choice;
+constexpr inplace_choice shuffle_only = inplace_choice::shuffle_only, no_staged = inplace_choice::no_staged;
+void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr,
+           inplace_choice choice = inplace_choice::any) {
+  SCOPED_TRACE(::testing::Message() << p << ", shift " << shift << ", choice " << static_cast<int>(choice));
+  const bool tile_cycles = choice == inplace_choice::any;
   inplace_geometry g;
   std::int64_t span = 0;
-  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, tile_cycles));
+  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, choice));
   auto plan = make_inplace_plan(p);
   ASSERT_TRUE(plan) << plan.error();
   const std::uint64_t bytes = static_cast<std::uint64_t>(shift + span + 64);
@@ -89,10 +95,27 @@ TEST(InplaceGpu, TheOracleCatchesAnUntransposedMatrix) {
   cudaFree(d_wrong);
 }
 
-TEST(InplaceGpu, EveryShapeUpTo64AndEveryElementSize) {
+TEST(InplaceGpu, EveryShapeUpTo64AndEveryElementSize) {  // default plans (staged, mostly) and shuffle alone
   for (std::int64_t U : {1, 2, 4, 8, 16, 3, 12})
     for (std::int64_t r = 1; r <= 64; r += (U <= 4) ? 1 : 3)
-      for (std::int64_t c = 1; c <= 64; ++c) check({r, c, U});
+      for (std::int64_t c = 1; c <= 64; ++c) {
+        check({r, c, U});
+        if (r != c) check({r, c, U}, 0, nullptr, shuffle_only);
+      }
+}
+
+TEST(InplaceGpu, StagedGroupsBatchesGapsAndShifts) {
+  for (std::int64_t shift : {0, 1, 4}) {
+    check({4097, 3001, 1}, shift);
+    check({3001, 4097, 2}, shift);
+    check({1048573, 3, 4}, shift);
+    check({501, 133, 2, 300, 0, 501 * 133 + 3}, shift);  // groups of 251 and 49 matrices, odd gaps: gathered
+    check({97, 89, 3, 5}, shift);
+    check({89, 97, 16, 7, 0, 89 * 97 + 1}, shift);
+  }
+  auto plan = make_inplace_plan({4097, 3001, 1});
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->algo(), inplace_algorithm::staged);
 }
 
 TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
@@ -132,68 +155,89 @@ TEST(InplaceGpu, RandomShapesElementSizesAndShifts) {
 }
 
 TEST(InplaceGpu, StagingModesRowsWavesWorkspaceStripsRotations) {
-  check({1048576, 3, 4}, 0, nullptr, false);  // few long rows: waves through the workspace
-  check({3, 1048576, 4}, 0, nullptr, false);  // r2c waves (inverse row map)
-  check({4194304, 4, 1}, 0, nullptr, false);
-  check({1200, 700, 4}, 0, nullptr, false);  // gcd 100: rotation pass, c2r
-  check({700, 1200, 8}, 0, nullptr, false);  // r2c with rotation
-  check({600, 400, 1, 3}, 0, nullptr, false);
+  check({1048576, 3, 4}, 0, nullptr, shuffle_only);  // few long rows: waves through the workspace
+  check({3, 1048576, 4}, 0, nullptr, shuffle_only);  // r2c waves (inverse row map)
+  check({4194304, 4, 1}, 0, nullptr, shuffle_only);
+  check({1200, 700, 4}, 0, nullptr, shuffle_only);  // gcd 100: rotation pass, c2r
+  check({700, 1200, 8}, 0, nullptr, shuffle_only);  // r2c with rotation
+  check({600, 400, 1, 3}, 0, nullptr, shuffle_only);
   check({20000, 16001, 16});   // strips of 16001 x 16 B > shared memory: workspace slots
   check({60000, 3001, 4});
-  check({8191, 8193, 4}, 0, nullptr, false);
+  check({8191, 8193, 4}, 0, nullptr, shuffle_only);
+}
+
+// shuffle moves 1-, 2-, 4- and 8-byte words in 16-byte chunks at any alignment: rows and strips whose runs
+// start and end mid-word, odd pitches, misaligned bases (shift 1 and 3: byte words), multi-word units.
+TEST(InplaceGpu, ShuffleChunksAtEveryAlignment) {
+  for (std::int64_t shift : {0, 1, 2, 3}) {
+    check({8191, 8193, 1}, shift, nullptr, shuffle_only);
+    check({4097, 3001, 2}, shift, nullptr, shuffle_only);
+    check({3001, 4097, 1}, shift, nullptr, shuffle_only);
+    check({1200, 700, 1}, shift, nullptr, shuffle_only);  // gcd 100: the rotation passes
+    check({777, 1001, 3}, shift, nullptr, shuffle_only);  // 3-byte units: 3 byte words a unit
+    check({37, 1000003, 1}, shift, nullptr, shuffle_only);  // rows through the workspace in waves
+    check({501, 133, 2, 3, 0, 501 * 133 + 3}, shift, nullptr, shuffle_only);  // batch, odd gaps
+  }
+  check({2999, 3001, 4}, 4, nullptr, shuffle_only);
+  check({2999, 3001, 8}, 0, nullptr, shuffle_only);
+  check({1001, 999, 6}, 2, nullptr, shuffle_only);
 }
 
 TEST(InplaceGpu, TileCyclesShapesBatchesGapsAndShifts) {
-  check({1200, 700, 4});   // 400-byte units, short cycles and segments
-  check({700, 1200, 8});
-  check({960, 640, 2, 3});  // batch
-  check({100, 50, 4, 40, 0, 100 * 50 + 7});  // gaps between matrices
-  check({1080, 1920, 3});   // 360-byte units of 3-byte pixels
-  check({1080, 1920, 4}, 4);  // misaligned base: narrower words
-  check({256, 4096, 1});
-  check({4096, 8192, 2});   // 8 KiB units, short cycles only
-  check({12000, 7000, 4});  // 2000 segments
-  check({30000, 20000, 2});
+  check({1200, 700, 4}, 0, nullptr, no_staged);   // 400-byte units, short cycles and segments
+  check({700, 1200, 8}, 0, nullptr, no_staged);
+  check({960, 640, 2, 3}, 0, nullptr, no_staged);  // batch
+  check({100, 50, 4, 40, 0, 100 * 50 + 7}, 0, nullptr, no_staged);  // gaps between matrices
+  check({1080, 1920, 3}, 0, nullptr, no_staged);   // 360-byte units of 3-byte pixels
+  check({1080, 1920, 4}, 4, nullptr, no_staged);  // misaligned base: narrower words
+  check({256, 4096, 1}, 0, nullptr, no_staged);
+  check({4096, 8192, 2}, 0, nullptr, no_staged);   // 8 KiB units, short cycles only
+  check({12000, 7000, 4}, 0, nullptr, no_staged);  // 2000 segments
+  check({30000, 20000, 2}, 0, nullptr, no_staged);
   for (std::int64_t U : {1, 2, 4, 8, 16, 3, 12})
     for (std::int64_t r : {64, 96, 128})
-      for (std::int64_t c : {32, 64, 192, 256}) check({r, c, U}, U % 4 == 0 ? 4 : 0);
+      for (std::int64_t c : {32, 64, 192, 256}) check({r, c, U}, U % 4 == 0 ? 4 : 0, nullptr, no_staged);
 }
 
 TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
-  check({1048576, 3, 4});
-  check({3, 1048576, 4});
-  check({4194304, 4, 4});
-  check({4, 65536, 1}, 1);
-  check({4097, 3, 4});  // 68-byte units, 4-byte words
-  check({6000, 5, 6, 3});
-  check({7, 3000, 8, 2, 0, 7 * 3000 + 5});
-  check({2048, 17, 3});
-  check({1048576, 3, 4}, 0, nullptr, false);  // the same shapes through shuffle
-  check({3, 1048576, 4}, 0, nullptr, false);
-  check({4194304, 4, 1}, 0, nullptr, false);
+  check({1048576, 3, 4}, 0, nullptr, no_staged);
+  check({3, 1048576, 4}, 0, nullptr, no_staged);
+  check({4194304, 4, 4}, 0, nullptr, no_staged);
+  check({4, 65536, 1}, 1, nullptr, no_staged);
+  check({4097, 3, 4}, 0, nullptr, no_staged);  // 68-byte units, 4-byte words
+  check({6000, 5, 6, 3}, 0, nullptr, no_staged);
+  check({7, 3000, 8, 2, 0, 7 * 3000 + 5}, 0, nullptr, no_staged);
+  check({2048, 17, 3}, 0, nullptr, no_staged);
+  check({1048576, 3, 4}, 0, nullptr, shuffle_only);  // the same shapes through shuffle
+  check({3, 1048576, 4}, 0, nullptr, shuffle_only);
+  check({4194304, 4, 1}, 0, nullptr, shuffle_only);
 }
 
 TEST(InplaceGpu, NearSquareTallWideAndShifts) {
-  check({8190, 8192, 4});
-  check({8192, 8188, 4});
-  check({8191, 8193, 4});  // odd pitches: the square pass through single words
-  check({8193, 8191, 8});
-  check({7919, 7907, 4}, 4);
-  check({700, 704, 4});
-  check({704, 700, 4});
-  check({1000, 1008, 2});
-  check({1024, 1040, 1});
-  check({1030, 1024, 16});
-  check({1000, 1498, 8});
-  check({700, 704, 4}, 4);   // a misaligned base: the square pass through words
-  check({20000, 20016, 1});  // many bands
-  check({16500, 16504, 4});  // rows over 64 KiB: waves through the workspace
-  check({16504, 16500, 4});
+  check({8190, 8192, 4}, 0, nullptr, no_staged);
+  check({8192, 8188, 4}, 0, nullptr, no_staged);
+  check({8191, 8193, 4}, 0, nullptr, no_staged);  // odd pitches: the square pass through single words
+  check({8193, 8191, 8}, 0, nullptr, no_staged);
+  check({7919, 7907, 4}, 4, nullptr, no_staged);
+  check({700, 704, 4}, 0, nullptr, no_staged);
+  check({704, 700, 4}, 0, nullptr, no_staged);
+  check({1000, 1008, 2}, 0, nullptr, no_staged);
+  check({1024, 1040, 1}, 0, nullptr, no_staged);
+  check({1030, 1024, 16}, 0, nullptr, no_staged);
+  check({1000, 1498, 8}, 0, nullptr, no_staged);
+  check({700, 704, 4}, 4, nullptr, no_staged);   // a misaligned base: the square pass through words
+  check({20000, 20016, 1}, 0, nullptr, no_staged);  // many bands
+  check({16500, 16504, 4}, 0, nullptr, no_staged);  // rows over 64 KiB: waves through the workspace
+  check({16504, 16500, 4}, 0, nullptr, no_staged);
   for (const inplace_problem& p : {inplace_problem{8190, 8192, 4}, inplace_problem{1030, 1024, 16}}) {
-    auto plan = make_inplace_plan(p);
-    ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;
+    inplace_geometry g;
+    std::int64_t span = 0;
+    ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+    EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
   }
+  auto plan = make_inplace_plan({8190, 8192, 4});  // 256 MiB: over staged's budget
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->algo(), inplace_algorithm::near_square);
 }
 
 TEST(InplaceGpu, ErrorsNameTheArgument) {
@@ -219,13 +263,15 @@ TEST(InplaceGpu, StreamsAndCudaGraphReplays) {
   cudaStream_t stream = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   check({1000, 1000, 4}, 0, stream);
-  check({1500, 900, 4}, 0, stream);  // tile_cycles
-  check({1500, 900, 4}, 0, stream, false);
-  {  // tile_cycles captured: 1200 x 600, then 600 x 1200, restores the matrix
-    auto there = make_inplace_plan({1200, 600, 4}), back = make_inplace_plan({600, 1200, 4});
+  check({1500, 900, 4}, 0, stream, no_staged);  // tile_cycles
+  check({1500, 900, 4}, 0, stream, shuffle_only);
+  // Captured: r x c, then c x r, restores the matrix. staged (1200 x 600) and tile_cycles (6000 x 3000).
+  for (const auto& [r, c, algo] : {std::tuple{std::int64_t{1200}, std::int64_t{600}, inplace_algorithm::staged},
+                                   std::tuple{std::int64_t{6000}, std::int64_t{3000}, inplace_algorithm::tile_cycles}}) {
+    auto there = make_inplace_plan({r, c, 4}), back = make_inplace_plan({c, r, 4});
     ASSERT_TRUE(there && back);
-    ASSERT_EQ(there->algo(), inplace_algorithm::tile_cycles);
-    const std::int64_t bytes = 1200 * 600 * 4;
+    ASSERT_EQ(there->algo(), algo);
+    const std::int64_t bytes = r * c * 4;
     const std::int64_t wsb = std::max(there->workspace_bytes(), back->workspace_bytes());
     device_buffer buf(static_cast<std::uint64_t>(bytes)), ws(static_cast<std::size_t>(wsb));
     CUDA_OK(test::inplace_fill(buf.ptr, static_cast<std::uint64_t>(bytes), stream));

@@ -30,12 +30,16 @@ unsigned char pattern(std::int64_t b, std::int64_t r, std::int64_t c, std::int64
 
 // Fills a batch (with gaps poisoned 0xEE), transposes it on the host, and checks every byte: the transposed
 // elements, and the gaps (between pitched rows and between matrices) untouched.
-// `tile_cycles` = false plans rectangular shapes with `shuffle` whatever their gcd.
-void check_host(const inplace_problem& p, int threads = 0, bool tile_cycles = true) {
-  SCOPED_TRACE(::testing::Message() << p << ", threads " << threads << (tile_cycles ? "" : ", shuffle only"));
+// `choice` pins rectangles to shuffle (shuffle_only) or keeps them off staged (no_staged), so that every
+// algorithm stays tested on shapes the default plan gives to another; only `any` runs the public plan.
+using detail::inplace_choice;
+constexpr inplace_choice shuffle_only = inplace_choice::shuffle_only, no_staged = inplace_choice::no_staged;
+void check_host(const inplace_problem& p, int threads = 0, inplace_choice choice = inplace_choice::any) {
+  SCOPED_TRACE(::testing::Message() << p << ", threads " << threads << ", choice " << static_cast<int>(choice));
+  const bool tile_cycles = choice == inplace_choice::any;
   inplace_geometry g;
   std::int64_t span = 0;
-  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, tile_cycles));
+  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, choice));
   const std::int64_t U = p.elem_bytes;
   std::vector<unsigned char> buf(static_cast<std::size_t>(span + 64), 0xEE);
   unsigned char* data = buf.data() + 32;  // guard bytes before and after
@@ -113,7 +117,7 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(tall->geometry().c, 1000);
   inplace_geometry g;
   std::int64_t span = 0;
-  ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, false));
+  ASSERT_TRUE(detail::make_inplace_geometry({12000, 7000, 4}, g, span, shuffle_only));
   EXPECT_EQ(g.algo, inplace_algorithm::shuffle);
   auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
   ASSERT_TRUE(prime);
@@ -133,28 +137,42 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(skinny->algo(), inplace_algorithm::skinny_cycles);
   EXPECT_EQ(skinny->geometry().tile, 512);  // 2 KiB units
   EXPECT_FALSE(skinny->geometry().units_first);
-  auto wide = make_inplace_plan({3, 1048576, 4});
-  ASSERT_TRUE(wide);
-  EXPECT_EQ(wide->algo(), inplace_algorithm::skinny_cycles);
-  EXPECT_TRUE(wide->geometry().units_first);
-  auto prime_skinny = make_inplace_plan({1048573, 3, 4});  // a prime long side: no chunks
+  auto wide_plan = make_inplace_plan({3, 1048576, 4});  // 12 MiB: staged, unless pinned off it
+  ASSERT_TRUE(wide_plan);
+  EXPECT_EQ(wide_plan->algo(), inplace_algorithm::staged);
+  inplace_geometry wide_g;
+  ASSERT_TRUE(detail::make_inplace_geometry({3, 1048576, 4}, wide_g, span, no_staged));
+  const inplace_geometry* wide = &wide_g;
+  EXPECT_EQ(wide->algo, inplace_algorithm::skinny_cycles);
+  EXPECT_TRUE(wide->units_first);
+  auto prime_skinny = make_inplace_plan({1048573, 3, 4});  // a prime long side: no chunks; 12 MiB: staged
   ASSERT_TRUE(prime_skinny);
-  EXPECT_EQ(prime_skinny->algo(), inplace_algorithm::shuffle);
+  EXPECT_EQ(prime_skinny->algo(), inplace_algorithm::staged);
+  EXPECT_EQ(prime_skinny->geometry().group, 1);
+  EXPECT_EQ(prime_skinny->workspace_bytes(), 1048573 * 3 * 4 + 256);
+  auto batch = make_inplace_plan({501, 133, 2, 300});  // 251 matrices fill 32 MiB; a last group of 49
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->algo(), inplace_algorithm::staged);
+  EXPECT_EQ(batch->geometry().group, 251);
+  EXPECT_LE(batch->workspace_bytes(), (32 << 20) + 256);
+  auto over = make_inplace_plan({4097, 3001, 3});  // 35 MiB: over the staging budget, so shuffle
+  ASSERT_TRUE(over);
+  EXPECT_EQ(over->algo(), inplace_algorithm::shuffle);
   auto big_gcd = make_inplace_plan({16384, 8192, 4});  // the largest divisor of 8192 with units <= 8 KiB
   ASSERT_TRUE(big_gcd);
   EXPECT_EQ(big_gcd->algo(), inplace_algorithm::tile_cycles);
   EXPECT_EQ(big_gcd->geometry().tile, 2048);
-  EXPECT_FALSE(wide->geometry().c2r);
-  EXPECT_EQ(wide->geometry().m, 3);
+  EXPECT_FALSE(wide->c2r);
+  EXPECT_EQ(wide->m, 3);
 }
 
 // Replays tile_cycles' unit pass on unit ids alone: the plan's segments (from their saved first units) and
 // the short cycles found by leads_short_cycle must move every unit exactly to unit_cycle_map's target.
 void check_cycle_table(const inplace_problem& p) {
   SCOPED_TRACE(::testing::Message() << p);
-  auto plan = make_inplace_plan(p);
-  ASSERT_TRUE(plan) << plan.error();
-  const inplace_geometry& g = plan->geometry();
+  inplace_geometry g;
+  std::int64_t span = 0;
+  ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
   ASSERT_TRUE(g.algo == inplace_algorithm::tile_cycles || g.algo == inplace_algorithm::skinny_cycles) << g;
   const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
   EXPECT_LE(K, detail::inplace_tuning::max_cycle_segments);
@@ -275,10 +293,26 @@ TEST(InplacePlan, ErrorsNameTheField) {
 #endif
 }
 
-TEST(InplaceHost, EveryShapeUpTo64AndEveryElementSize) {
+TEST(InplaceHost, EveryShapeUpTo64AndEveryElementSize) {  // default plans (staged, mostly) and shuffle alone
   for (std::int64_t U : {1, 2, 3, 4, 8, 12, 16})
     for (std::int64_t r = 1; r <= 64; r += (U == 1 || U == 4) ? 1 : 3)
-      for (std::int64_t c = 1; c <= 64; ++c) check_host({r, c, U}, 1);
+      for (std::int64_t c = 1; c <= 64; ++c) {
+        check_host({r, c, U}, 1);
+        if (r != c) check_host({r, c, U}, 1, shuffle_only);
+      }
+}
+
+TEST(InplaceHost, StagedGroupsBatchesAndGaps) {
+  check_host({4097, 3001, 1});
+  check_host({3001, 4097, 2}, 1);
+  check_host({501, 133, 2, 300, 0, 501 * 133 + 3});  // groups of 251 and 49 matrices, odd gaps: gathered
+  check_host({97, 89, 3, 5});
+  check_host({89, 97, 16, 7, 0, 89 * 97 + 1}, 2);
+  for (const inplace_problem& p : {inplace_problem{4097, 3001, 1}, inplace_problem{501, 133, 2, 300, 0, 501 * 133 + 3}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::staged) << p;
+  }
 }
 
 TEST(InplaceHost, BatchesPitchedSquaresAndGaps) {
@@ -293,40 +327,41 @@ TEST(InplaceHost, BatchesPitchedSquaresAndGaps) {
 TEST(InplaceHost, ShuffleOnShapesThatTakeTileCycles) {
   for (std::int64_t U : {1, 4, 16})
     for (std::int64_t r : {32, 48, 64})
-      for (std::int64_t c : {16, 32, 96, 128}) check_host({r, c, U}, 0, false);
-  check_host({600, 400, 4}, 0, false);
+      for (std::int64_t c : {16, 32, 96, 128}) check_host({r, c, U}, 0, shuffle_only);
+  check_host({600, 400, 4}, 0, shuffle_only);
 }
 
 TEST(InplaceHost, TileCyclesLargerShapesAndBatches) {
-  check_host({1200, 700, 4});  // gcd 100
-  check_host({700, 1200, 4});
-  check_host({960, 640, 2, 3});  // batch of 3
-  check_host({100, 50, 4, 40, 0, 100 * 50 + 7});  // gaps between matrices
-  check_host({1080, 1920, 3}, 2);
-  check_host({256, 4096, 1});
+  check_host({1200, 700, 4}, 0, no_staged);  // gcd 100
+  check_host({700, 1200, 4}, 0, no_staged);
+  check_host({960, 640, 2, 3}, 0, no_staged);  // batch of 3
+  check_host({100, 50, 4, 40, 0, 100 * 50 + 7}, 0, no_staged);  // gaps between matrices
+  check_host({1080, 1920, 3}, 2, no_staged);
+  check_host({256, 4096, 1}, 0, no_staged);
 }
 
 TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
-  check_host({4096, 3, 4});
-  check_host({3, 4096, 4});
-  check_host({65536, 4, 2}, 2);
-  check_host({4, 65536, 1});
-  check_host({4097, 3, 4});  // 4097 = 17 x 241: 68-byte units
-  check_host({6000, 5, 6, 3});
-  check_host({7, 3000, 8, 2, 0, 7 * 3000 + 5});
-  check_host({2048, 17, 3});
+  check_host({4096, 3, 4}, 0, no_staged);
+  check_host({3, 4096, 4}, 0, no_staged);
+  check_host({65536, 4, 2}, 2, no_staged);
+  check_host({4, 65536, 1}, 0, no_staged);
+  check_host({4097, 3, 4}, 0, no_staged);  // 4097 = 17 x 241: 68-byte units
+  check_host({6000, 5, 6, 3}, 0, no_staged);
+  check_host({7, 3000, 8, 2, 0, 7 * 3000 + 5}, 0, no_staged);
+  check_host({2048, 17, 3}, 0, no_staged);
 }
 
 TEST(InplaceHost, NearSquareTallAndWide) {
   for (const inplace_problem& p : {inplace_problem{700, 704, 4}, inplace_problem{704, 700, 4},
                                    inplace_problem{1000, 1008, 2}, inplace_problem{1024, 1040, 1},
                                    inplace_problem{1030, 1024, 16}, inplace_problem{1000, 1498, 8}}) {
-    auto plan = make_inplace_plan(p);
-    ASSERT_TRUE(plan);
-    EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;
-    check_host(p);
+    inplace_geometry g;
+    std::int64_t span = 0;
+    ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+    EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
+    check_host(p, 0, no_staged);
   }
-  check_host({1000, 1498, 8}, 2);
+  check_host({1000, 1498, 8}, 2, no_staged);
 }
 
 TEST(InplaceHost, RandomLargerShapesOnAllThreads) {

@@ -421,6 +421,22 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   return cuda_execute(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream);
 }
 
+// ---- staged ----------------------------------------------------------------------------------------------
+
+// Each group of matrices gathered packed into the workspace, then transposed back over them.
+status run_staged(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream) {
+  const std::int64_t U = g.elem_bytes;
+  auto* base = static_cast<unsigned char*>(data);
+  unsigned char* ws = aligned256(workspace);
+  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
+    const bool full = g.batch - b0 >= g.group;
+    unsigned char* first = base + b0 * g.batch_stride * U;
+    if (status s = cuda_execute(full ? g.staged_copy : g.staged_copy_last, first, ws, stream); !s) return s;
+    if (status s = cuda_execute(full ? g.staged_back : g.staged_back_last, ws, first, stream); !s) return s;
+  }
+  return status::ok();
+}
+
 }  // namespace
 
 status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_workspace, stream_t stream_handle) {
@@ -437,6 +453,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::tile_cycles: return run_tile_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::skinny_cycles: return run_skinny_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::near_square: return run_near_square(g, d_data, d_workspace, stream, dev);
+    case inplace_algorithm::staged: return run_staged(g, d_data, d_workspace, stream);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
 }
