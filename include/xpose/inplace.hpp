@@ -41,6 +41,13 @@
 //              moved to the transposed pitch (in place, bands staged in shared memory, each waiting only
 //              for the bands whose rows it overwrites), and the saved part written back transposed (an
 //              out-of-place transpose).
+// * `staged_blocks` — a rectangle over 32 MiB of units whose shuffle would move 1- or 2-byte words (sizes
+//              1, 2, 3, 5, 6, ...), with a side s = a h (a >= 2) whose blocks of h x (other side) elements
+//              fit in 32 MiB, h elements making at least 64 bytes and at most 2^18 units of them: e.g. u8
+//              8191 x 8193 (8193 = 3 x 2731). Rows split (rows = a h): each block of h rows is staged like
+//              `staged` (copied to the workspace, transposed back), then the units of h elements move along
+//              the cycles of the a x cols transposition (the unit pass of `tile_cycles`). Columns split: the
+//              unit pass (rows x a -> a x rows) first, then the a blocks of rows x h staged.
 // * `staged` — any rectangle of at most 32 MiB (the plan tries it first): the matrices are copied to the
 //              workspace, as many at a time as 32 MiB holds, and transposed back into place by the
 //              out-of-place kernels — two passes at copy and transpose speed (H100: 0.42-0.73 of memcpy,
@@ -56,7 +63,8 @@
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
 // that would not do). For `near_square` it holds the extra s x d elements and one wave of rows (at most
 // 8 MiB each, plus 512 bytes). For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
-// bytes. The caller allocates it (`execute` never allocates); its content
+// bytes; for `staged_blocks` one block or the segments' first units, whichever is larger (each at most 32 MiB
+// + 256 bytes). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
@@ -90,6 +98,7 @@ enum class inplace_algorithm {
   skinny_cycles,  ///< chunks of rows transposed in shared memory, and units moved along their cycles
   near_square,    ///< the square part transposed in place, rows repitched, the few extra rows or columns added
   staged,         ///< matrices of at most 32 MiB copied to the workspace, transposed back out of place
+  staged_blocks,  ///< blocks of a side staged like `staged`, and units moved along their cycles
 };
 
 constexpr const char* to_string(inplace_algorithm a) noexcept {
@@ -101,6 +110,7 @@ constexpr const char* to_string(inplace_algorithm a) noexcept {
     case inplace_algorithm::skinny_cycles: return "skinny_cycles";
     case inplace_algorithm::near_square: return "near_square";
     case inplace_algorithm::staged: return "staged";
+    case inplace_algorithm::staged_blocks: return "staged_blocks";
   }
   return "unknown";
 }
@@ -131,8 +141,10 @@ struct inplace_geometry {
   std::int64_t wave_rows = 0;      ///< rows repitched a wave through the workspace
   /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
   plan_geometry near_extra_plan;
-  // staged (groups of `group` matrices; the last group may hold fewer):
+  // staged (groups of `group` matrices; the last group may hold fewer) and staged_blocks (`blocks` blocks a
+  // matrix of `tile` rows, or of `tile` columns when units_first, one at a time; staged_copy / staged_back):
   std::int64_t group = 0;          ///< matrices copied to the workspace at a time
+  std::int64_t blocks = 0;         ///< staged_blocks: blocks a matrix
   plan_geometry staged_copy;       ///< a group's matrices packed into the workspace (a copy or a gather)
   plan_geometry staged_back;       ///< the workspace transposed back into the group's matrices
   plan_geometry staged_copy_last;  ///< the same for the last group when it holds fewer matrices

@@ -53,6 +53,16 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
          << g.wave_rows << ", the " << g.near_extra << " extra " << (g.rows > g.cols ? "rows" : "columns")
          << " saved and written back transposed; workspace " << g.workspace_bytes << " bytes";
       break;
+    case inplace_algorithm::staged_blocks: {
+      std::ostringstream blocks, units;
+      blocks << g.batch * g.blocks << " blocks of " << (g.units_first ? g.rows : g.tile) << " x "
+             << (g.units_first ? g.tile : g.cols) << " staged in the workspace and transposed back";
+      units << g.units << " units of " << g.tile * g.elem_bytes << " bytes a matrix moved along their cycles ("
+            << g.segments.size() / 2 << " segments)";
+      os << ": " << (g.units_first ? units.str() : blocks.str()) << ", then "
+         << (g.units_first ? blocks.str() : units.str()) << "; workspace " << g.workspace_bytes << " bytes";
+      break;
+    }
     case inplace_algorithm::staged:
       os << ": " << g.batch << (g.batch == 1 ? " matrix" : " matrices") << " copied to the workspace";
       if (g.group < g.batch) os << ", " << g.group << " at a time,";

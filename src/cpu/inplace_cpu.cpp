@@ -207,6 +207,27 @@ status staged(const inplace_geometry& g, unsigned char* data, int threads) {
   return status::ok();
 }
 
+// staged_blocks: blocks staged one at a time through a buffer, and the unit pass (first when units_first).
+status staged_blocks(const inplace_geometry& g, unsigned char* data, int threads) {
+  if (g.units_first)
+    if (status s = unit_cycles(g, data, threads); !s) return s;
+  const std::int64_t U = g.elem_bytes, block_bytes = g.tile * (g.units_first ? g.rows : g.cols) * U;
+  std::vector<unsigned char> buf;
+  try {
+    buf.resize(static_cast<std::size_t>(block_bytes));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(block_bytes) +
+                                                  " bytes for a block");
+  }
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t k = 0; k < g.blocks; ++k) {
+      unsigned char* block = data + b * g.batch_stride * U + k * block_bytes;
+      if (status s = cpu_execute(g.staged_copy, block, buf.data(), threads); !s) return s;
+      if (status s = cpu_execute(g.staged_back, buf.data(), block, threads); !s) return s;
+    }
+  return g.units_first ? status::ok() : unit_cycles(g, data, threads);
+}
+
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).
 std::int64_t strip_units(const inplace_geometry& g) {
   return std::min<std::int64_t>(g.n, std::max<std::int64_t>(1, 256 / g.elem_bytes));
@@ -307,6 +328,7 @@ status run(const inplace_geometry& g, unsigned char* data, int threads) {
   if (g.algo == inplace_algorithm::skinny_cycles) return skinny_cycles<U>(g, data, threads);
   if (g.algo == inplace_algorithm::near_square) return near_square<U>(g, data, threads);
   if (g.algo == inplace_algorithm::staged) return staged(g, data, threads);
+  if (g.algo == inplace_algorithm::staged_blocks) return staged_blocks(g, data, threads);
   return shuffle<U>(g, data, threads);
 }
 

@@ -205,6 +205,50 @@ bool plan_staged(inplace_geometry& g) {
   return true;
 }
 
+// staged_blocks (see inplace.hpp): true when a side splits into blocks that fit the budget, with units of at
+// least cycle_unit_min_bytes and at most max_cycle_units of them (the side with fewer units wins).
+bool plan_staged_blocks(inplace_geometry& g) {
+  using namespace inplace_tuning;
+  const std::int64_t U = g.elem_bytes;
+  bool by_rows = false;
+  std::int64_t best_h = 0, best_units = 0;
+  for (const bool rows : {true, false}) {
+    const std::int64_t side = rows ? g.rows : g.cols, other = rows ? g.cols : g.rows;
+    if (other > staged_budget_bytes / U) continue;
+    const std::int64_t h_max = staged_budget_bytes / U / other;  // blocks of h x other fit the budget
+    // units = (side / h) other <= max_cycle_units with h <= h_max bounds the side (and the divisor search).
+    if (side / h_max > max_cycle_units / other) continue;
+    std::int64_t h = 0;
+    auto consider = [&](std::int64_t d) {
+      if (d < side && d <= h_max && d * U >= cycle_unit_min_bytes && side / d <= max_cycle_units / other) h = std::max(h, d);
+    };
+    for (std::int64_t d = 1; d * d <= side; ++d)
+      if (side % d == 0) consider(d), consider(side / d);
+    if (h == 0) continue;
+    const std::int64_t units = side / h * other;
+    if (best_h == 0 || units < best_units) by_rows = rows, best_h = h, best_units = units;
+  }
+  if (best_h == 0) return false;
+  const std::int64_t h = best_h, blocks = (by_rows ? g.rows : g.cols) / h;
+  if (g.batch > max_staged_blocks / blocks) return false;  // kernel launches: two a block
+  // Rows split: blocks [h][cols] -> [cols][h], then units [a][cols] -> [cols][a]. Columns split: units
+  // [rows][a] -> [a][rows] first, then blocks [rows][h] -> [h][rows].
+  const std::int64_t r = by_rows ? h : g.rows, c = by_rows ? g.cols : h;
+  if (!plan_out_of_place({{r * c}, {0}, U, {}, {}}, g.staged_copy) ||
+      !plan_out_of_place({{r, c}, {1, 0}, U, {}, {}}, g.staged_back))
+    return false;
+  // Last: plan_unit_cycles fills g's unit-pass fields and workspace only when it succeeds.
+  if (!(by_rows ? plan_unit_cycles(g, blocks, 1, g.cols, h * U) : plan_unit_cycles(g, g.rows, 1, blocks, h * U)))
+    return false;
+  g.algo = inplace_algorithm::staged_blocks;
+  g.tile = h;
+  g.blocks = blocks;
+  g.group = 1;
+  g.units_first = !by_rows;
+  g.workspace_bytes = std::max(g.workspace_bytes, r * c * U + workspace_slack);
+  return true;
+}
+
 }  // namespace
 
 status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std::int64_t& span_bytes,
@@ -267,7 +311,10 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   // staged first: on the H100 its copy and out-of-place transpose (0.50-0.71 of memcpy, 2 x bytes / time) beat
   // the cycle algorithms (0.25-0.40) and shuffle (0.09-0.35) on every rectangle it takes.
   if (choice == inplace_choice::shuffle_only || (choice == inplace_choice::any && plan_staged(g))) return status::ok();
-  if (!plan_tile_cycles(g) && !plan_skinny_cycles(g)) plan_near_square(g);
+  if (plan_tile_cycles(g) || plan_skinny_cycles(g) || plan_near_square(g)) return status::ok();
+  // Over the budget, staged_blocks beats shuffle where shuffle moves 1- or 2-byte words (H100: u8 / fp16 / rgb8
+  // shuffle 0.08-0.25 of memcpy; 4- and 8-byte words 0.26-0.35).
+  if (choice == inplace_choice::any && (g.elem_bytes & 3) != 0) plan_staged_blocks(g);
   return status::ok();
 }
 

@@ -118,6 +118,21 @@ TEST(InplaceGpu, StagedGroupsBatchesGapsAndShifts) {
   EXPECT_EQ(plan->algo(), inplace_algorithm::staged);
 }
 
+TEST(InplaceGpu, StagedBlocksOfRowsOrColumnsBatchesGapsAndShifts) {  // over 32 MiB
+  for (std::int64_t shift : {0, 1, 4}) {
+    check({8191, 8193, 1}, shift);  // 8193 = 3 x 2731: the unit pass, then 3 blocks of columns
+    check({8193, 8191, 1}, shift);  // 3 blocks of 2731 rows, then the unit pass
+    check({3001, 4097, 3}, shift);
+    check({4097, 3001, 3}, shift);
+    check({6001, 5999, 1, 2, 0, 6001 * 5999 + 5}, shift);
+  }
+  for (const inplace_problem& p : {inplace_problem{8191, 8193, 1}, inplace_problem{3001, 4097, 3}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
+  }
+}
+
 TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
   for (std::int64_t U : {1, 2, 4, 8, 16, 3, 6, 12, 24, 40})
     for (std::int64_t n : {127, 128, 129, 300, 1000}) {

@@ -122,9 +122,9 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
   ASSERT_TRUE(prime);
   EXPECT_EQ(prime->algo(), inplace_algorithm::near_square);
-  auto prime8 = make_inplace_plan({8191, 8193, 1});  // the same in bytes: odd pitches of 1-byte words
-  ASSERT_TRUE(prime8);
-  EXPECT_EQ(prime8->algo(), inplace_algorithm::shuffle);
+  inplace_geometry prime8;  // the same in bytes: odd pitches of 1-byte words; staged_blocks unless pinned off
+  ASSERT_TRUE(detail::make_inplace_geometry({8191, 8193, 1}, prime8, span, no_staged));
+  EXPECT_EQ(prime8.algo, inplace_algorithm::shuffle);
   auto near = make_inplace_plan({8190, 8192, 4});  // two extra columns, rows of 32 KiB
   ASSERT_TRUE(near);
   EXPECT_EQ(near->algo(), inplace_algorithm::near_square);
@@ -155,9 +155,24 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(batch->algo(), inplace_algorithm::staged);
   EXPECT_EQ(batch->geometry().group, 251);
   EXPECT_LE(batch->workspace_bytes(), (32 << 20) + 256);
-  auto over = make_inplace_plan({4097, 3001, 3});  // 35 MiB: over the staging budget, so shuffle
+  auto over = make_inplace_plan({4097, 3001, 3});  // 35 MiB: blocks of 241 rows (4097 = 17 x 241)
   ASSERT_TRUE(over);
-  EXPECT_EQ(over->algo(), inplace_algorithm::shuffle);
+  EXPECT_EQ(over->algo(), inplace_algorithm::staged_blocks);
+  EXPECT_EQ(over->geometry().tile, 241);
+  EXPECT_EQ(over->geometry().blocks, 17);
+  EXPECT_FALSE(over->geometry().units_first);
+  auto odd8 = make_inplace_plan({8191, 8193, 1});  // 8193 = 3 x 2731: the unit pass, then 3 blocks of columns
+  ASSERT_TRUE(odd8);
+  EXPECT_EQ(odd8->algo(), inplace_algorithm::staged_blocks);
+  EXPECT_EQ(odd8->geometry().tile, 2731);
+  EXPECT_TRUE(odd8->geometry().units_first);
+  EXPECT_LE(odd8->workspace_bytes(), (32 << 20) + 256);
+  auto primes8 = make_inplace_plan({7919, 7907, 1});  // no divisor: shuffle
+  ASSERT_TRUE(primes8);
+  EXPECT_EQ(primes8->algo(), inplace_algorithm::shuffle);
+  auto words4 = make_inplace_plan({4097, 3001, 4});  // 4-byte words: shuffle (staged_blocks is for 1 and 2)
+  ASSERT_TRUE(words4);
+  EXPECT_EQ(words4->algo(), inplace_algorithm::shuffle);
   auto big_gcd = make_inplace_plan({16384, 8192, 4});  // the largest divisor of 8192 with units <= 8 KiB
   ASSERT_TRUE(big_gcd);
   EXPECT_EQ(big_gcd->algo(), inplace_algorithm::tile_cycles);
@@ -313,6 +328,19 @@ TEST(InplaceHost, StagedGroupsBatchesAndGaps) {
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::staged) << p;
   }
+}
+
+TEST(InplaceHost, StagedBlocksOfRowsOrColumnsBatchesAndGaps) {  // over 32 MiB: 6001 = 17 x 353, 5999 = 7 x 857
+  for (const inplace_problem& p : {inplace_problem{6001, 5999, 1}, inplace_problem{5999, 6001, 1},
+                                   inplace_problem{3001, 4097, 3}, inplace_problem{6001, 5999, 1, 2, 0, 6001 * 5999 + 5}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
+    check_host(p, 0);
+  }
+  auto cols = make_inplace_plan({6001, 5999, 1}), rows = make_inplace_plan({5999, 6001, 1});
+  EXPECT_TRUE(cols->geometry().units_first);  // 42007 units of 857 columns' width, not 101983 of 353 rows
+  EXPECT_FALSE(rows->geometry().units_first);
 }
 
 TEST(InplaceHost, BatchesPitchedSquaresAndGaps) {

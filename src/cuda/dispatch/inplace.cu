@@ -437,6 +437,23 @@ status run_staged(const inplace_geometry& g, void* data, void* workspace, cudaSt
   return status::ok();
 }
 
+// Blocks of `tile` rows (or, after the unit pass, of `tile` columns) staged one at a time, and the unit pass.
+status run_staged_blocks(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                         const device_info& dev) {
+  if (g.units_first)
+    if (status s = run_unit_cycles(g, data, workspace, stream, dev); !s) return s;
+  const std::int64_t U = g.elem_bytes, block_bytes = g.tile * (g.units_first ? g.rows : g.cols) * U;
+  auto* base = static_cast<unsigned char*>(data);
+  unsigned char* ws = aligned256(workspace);
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t k = 0; k < g.blocks; ++k) {
+      unsigned char* block = base + b * g.batch_stride * U + k * block_bytes;
+      if (status s = cuda_execute(g.staged_copy, block, ws, stream); !s) return s;
+      if (status s = cuda_execute(g.staged_back, ws, block, stream); !s) return s;
+    }
+  return g.units_first ? status::ok() : run_unit_cycles(g, data, workspace, stream, dev);
+}
+
 }  // namespace
 
 status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_workspace, stream_t stream_handle) {
@@ -454,6 +471,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::skinny_cycles: return run_skinny_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::near_square: return run_near_square(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::staged: return run_staged(g, d_data, d_workspace, stream);
+    case inplace_algorithm::staged_blocks: return run_staged_blocks(g, d_data, d_workspace, stream, dev);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");
 }

@@ -40,6 +40,8 @@ inline constexpr std::int64_t repitch_band_bytes = std::int64_t{64} << 10;
 /// staged: matrices of at most this many bytes are copied to the workspace (as many at a time as fit) and
 /// transposed back out of place.
 inline constexpr std::int64_t staged_budget_bytes = workspace_budget;
+/// staged_blocks: at most this many blocks (batch x blocks a matrix; two kernel launches each).
+inline constexpr std::int64_t max_staged_blocks = 1024;
 /// Units a matrix at most: the planner walks every cycle (O(units) host time), and the segments (at most
 /// target_cycle_segments) must stay short: each is a chain of dependent moves.
 inline constexpr std::int64_t max_cycle_units = std::int64_t{1} << 18;
