@@ -209,6 +209,8 @@ TEST(InplaceGpu, TileCyclesShapesBatchesGapsAndShifts) {
   check({4096, 8192, 2}, 0, nullptr, no_staged);   // 8 KiB units, short cycles only
   check({12000, 7000, 4}, 0, nullptr, no_staged);  // 2000 segments
   check({30000, 20000, 2}, 0, nullptr, no_staged);
+  check({693, 1155, 1}, 0, nullptr, no_staged);  // 231-byte units: the cycle pass's bytes16 words
+  check({1155, 693, 1, 2, 0, 693 * 1155 + 1}, 3, nullptr, no_staged);
   for (std::int64_t U : {1, 2, 4, 8, 16, 3, 12})
     for (std::int64_t r : {64, 96, 128})
       for (std::int64_t c : {32, 64, 192, 256}) check({r, c, U}, U % 4 == 0 ? 4 : 0, nullptr, no_staged);

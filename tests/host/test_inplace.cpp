@@ -366,6 +366,7 @@ TEST(InplaceHost, TileCyclesLargerShapesAndBatches) {
   check_host({100, 50, 4, 40, 0, 100 * 50 + 7}, 0, no_staged);  // gaps between matrices
   check_host({1080, 1920, 3}, 2, no_staged);
   check_host({256, 4096, 1}, 0, no_staged);
+  check_host({693, 1155, 1}, 0, no_staged);  // 231-byte units
 }
 
 TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
