@@ -66,6 +66,17 @@ void square(const inplace_geometry& g, unsigned char* data, int threads) {
   square<U>(u, g.rows, g.ld * u, g.batch, [&](std::int64_t k) { return data + k * g.batch_stride * u; }, threads);
 }
 
+// `buf` resized to `bytes`, or out_of_memory naming what it was for (the executors never abort).
+status allocate(std::vector<unsigned char>& buf, std::int64_t bytes, const char* what) {
+  try {
+    buf.resize(static_cast<std::size_t>(bytes));
+  } catch (const std::bad_alloc&) {
+    return status(status_code::out_of_memory,
+                  "execute_host: could not allocate " + std::to_string(bytes) + " bytes for " + what);
+  }
+  return status::ok();
+}
+
 // The unit pass of tile_cycles and skinny_cycles (include/xpose/inplace.hpp): units of t elements moved along
 // the cycles of unit_cycle_map: segments of long cycles from their saved first units, cycles of at most
 // short_cycle units from their leader.
@@ -77,12 +88,7 @@ status unit_cycles(const inplace_geometry& g, unsigned char* data, int threads) 
   constexpr std::int64_t chunk = 1024;  // units whose leader test one task makes
   const std::int64_t chunks = (g.units + chunk - 1) / chunk;
   std::vector<unsigned char> saved;
-  try {
-    saved.resize(static_cast<std::size_t>(g.batch * K * unit));
-  } catch (const std::bad_alloc&) {
-    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(g.batch * K * unit) +
-                                                  " bytes for the first units of the cycles' segments");
-  }
+  if (status s = allocate(saved, g.batch * K * unit, "the first units of the cycles' segments"); !s) return s;
   auto matrix = [&](std::int64_t b) { return data + b * g.batch_stride * u; };
   const int nt = resolve_threads(threads, g.batch * g.rows * g.cols * u, g.batch * (K + chunks));
   parallel_slices(g.batch * K, nt, [&](std::int64_t begin, std::int64_t end) {
@@ -168,12 +174,7 @@ status near_square(const inplace_geometry& g, unsigned char* data, int threads) 
   const std::int64_t u = g.elem_bytes, s = g.near_side, d = g.near_extra, n = s + d;
   const bool tall = g.rows > g.cols;
   std::vector<unsigned char> extra;
-  try {
-    extra.resize(static_cast<std::size_t>(s * d * u));
-  } catch (const std::bad_alloc&) {
-    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(s * d * u) +
-                                                  " bytes for the extra part");
-  }
+  if (status st = allocate(extra, s * d * u, "the extra part"); !st) return st;
   if (tall) {  // rows s.. are the extra d x s part
     std::memcpy(extra.data(), data + s * s * u, static_cast<std::size_t>(s * d * u));
     square<U>(u, s, s * u, 1, [&](std::int64_t) { return data; }, threads);
@@ -190,14 +191,8 @@ status near_square(const inplace_geometry& g, unsigned char* data, int threads) 
 
 // staged: each group of matrices gathered packed into a buffer, then transposed back over them.
 status staged(const inplace_geometry& g, unsigned char* data, int threads) {
-  const std::int64_t bytes = g.group * g.rows * g.cols * g.elem_bytes;
   std::vector<unsigned char> buf;
-  try {
-    buf.resize(static_cast<std::size_t>(bytes));
-  } catch (const std::bad_alloc&) {
-    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(bytes) +
-                                                  " bytes for a group of matrices");
-  }
+  if (status s = allocate(buf, g.group * g.rows * g.cols * g.elem_bytes, "a group of matrices"); !s) return s;
   for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
     const bool full = g.batch - b0 >= g.group;
     unsigned char* first = data + b0 * g.batch_stride * g.elem_bytes;
@@ -213,12 +208,7 @@ status staged_blocks(const inplace_geometry& g, unsigned char* data, int threads
     if (status s = unit_cycles(g, data, threads); !s) return s;
   const std::int64_t U = g.elem_bytes, block_bytes = g.tile * (g.units_first ? g.rows : g.cols) * U;
   std::vector<unsigned char> buf;
-  try {
-    buf.resize(static_cast<std::size_t>(block_bytes));
-  } catch (const std::bad_alloc&) {
-    return status(status_code::out_of_memory, "execute_host: could not allocate " + std::to_string(block_bytes) +
-                                                  " bytes for a block");
-  }
+  if (status s = allocate(buf, block_bytes, "a block"); !s) return s;
   for (std::int64_t b = 0; b < g.batch; ++b)
     for (std::int64_t k = 0; k < g.blocks; ++k) {
       unsigned char* block = data + b * g.batch_stride * U + k * block_bytes;
