@@ -50,7 +50,7 @@
 //              unit pass (rows x a -> a x rows) first, then the a blocks of rows x h staged.
 // * `staged` — any rectangle of at most 32 MiB (the plan tries it first): the matrices are copied to the
 //              workspace, as many at a time as 32 MiB holds, and transposed back into place by the
-//              out-of-place kernels — two passes at copy and transpose speed (H100: 0.42-0.73 of memcpy,
+//              out-of-place kernels — two passes at copy and transpose speed (H100: 0.35-0.73 of memcpy,
 //              2 x bytes / time) where the algorithms below make two or three permuting passes (0.08-0.41).
 //              Larger rectangles take the first of the following that applies, else `shuffle`.
 //

@@ -308,8 +308,8 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   g.b = g.n / g.c;
   g.a_inv_mod_b = g.b > 1 ? inverse_mod(g.a, g.b) : 0;
   g.workspace_bytes = shuffle_staging_for(g, inplace_tuning::portable_smem_bytes).workspace_bytes;
-  // staged first: on the H100 its copy and out-of-place transpose (0.50-0.71 of memcpy, 2 x bytes / time) beat
-  // the cycle algorithms (0.25-0.40) and shuffle (0.09-0.35) on every rectangle it takes.
+  // staged first: on the H100 its copy and out-of-place transpose (0.35-0.73 of memcpy, 2 x bytes / time) beat
+  // the cycle algorithms (0.25-0.40) and shuffle (0.09-0.35) on every rectangle of the in-place suite it takes.
   if (choice == inplace_choice::shuffle_only || (choice == inplace_choice::any && plan_staged(g))) return status::ok();
   if (plan_tile_cycles(g) || plan_skinny_cycles(g) || plan_near_square(g)) return status::ok();
   // Over the budget, staged_blocks beats shuffle where shuffle moves 1- or 2-byte words (H100: u8 / fp16 / rgb8
