@@ -246,37 +246,38 @@ void run_pass(const inplace_geometry& g, const shuffle_maps& mp, pass op, unsign
       if (rows) {
         unsigned char* row = mat + k * row_bytes;
         const auto i = static_cast<std::uint64_t>(k);
+        shuffle_cursor d(mp, shuffle_cursor::map::row_d, i, 0);
         if (op == pass::row_scatter) {
-          for (std::int64_t j = 0; j < n; ++j)
-            U::copy(buf + static_cast<std::int64_t>(mp.row_d(i, static_cast<std::uint64_t>(j))) * u, row + j * u, u);
+          for (std::int64_t j = 0; j < n; ++j, d.next()) U::copy(buf + static_cast<std::int64_t>(d.f) * u, row + j * u, u);
           std::memcpy(row, buf, static_cast<std::size_t>(row_bytes));
         } else {
           std::memcpy(buf, row, static_cast<std::size_t>(row_bytes));
-          for (std::int64_t j = 0; j < n; ++j)
-            U::copy(row + j * u, buf + static_cast<std::int64_t>(mp.row_d(i, static_cast<std::uint64_t>(j))) * u, u);
+          for (std::int64_t j = 0; j < n; ++j, d.next()) U::copy(row + j * u, buf + static_cast<std::int64_t>(d.f) * u, u);
         }
         continue;
       }
       const std::int64_t j0 = k * W, w_n = std::min(W, n - j0), seg = w_n * u;
       unsigned char* strip = mat + j0 * u;
       auto at = [&](std::int64_t i, std::int64_t w) { return buf + (i * W + w) * u; };
+      // Row i of the strip: its units' map along j0, j0 + 1, ... (rotations, or col_s).
+      const auto kind = op == pass::rot_minus  ? shuffle_cursor::map::rot_minus
+                        : op == pass::rot_plus ? shuffle_cursor::map::rot_plus
+                                               : shuffle_cursor::map::col_s;
       if (op == pass::col_scatter) {
-        for (std::int64_t i = 0; i < m; ++i)
-          for (std::int64_t w = 0; w < w_n; ++w)
-            U::copy(at(static_cast<std::int64_t>(mp.col_s(static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j0 + w))), w),
-                    strip + i * row_bytes + w * u, u);
+        for (std::int64_t i = 0; i < m; ++i) {
+          shuffle_cursor c(mp, kind, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j0));
+          for (std::int64_t w = 0; w < w_n; ++w, c.next())
+            U::copy(at(static_cast<std::int64_t>(c.f), w), strip + i * row_bytes + w * u, u);
+        }
         for (std::int64_t i = 0; i < m; ++i) std::memcpy(strip + i * row_bytes, at(i, 0), static_cast<std::size_t>(seg));
         continue;
       }
       for (std::int64_t i = 0; i < m; ++i) std::memcpy(at(i, 0), strip + i * row_bytes, static_cast<std::size_t>(seg));
-      for (std::int64_t i = 0; i < m; ++i)
-        for (std::int64_t w = 0; w < w_n; ++w) {
-          const auto ii = static_cast<std::uint64_t>(i), jj = static_cast<std::uint64_t>(j0 + w);
-          const std::uint64_t src = op == pass::rot_minus  ? mp.rot_minus(ii, jj)
-                                    : op == pass::rot_plus ? mp.rot_plus(ii, jj)
-                                                           : mp.col_s(ii, jj);
-          U::copy(strip + i * row_bytes + w * u, at(static_cast<std::int64_t>(src), w), u);
-        }
+      for (std::int64_t i = 0; i < m; ++i) {
+        shuffle_cursor c(mp, kind, static_cast<std::uint64_t>(i), static_cast<std::uint64_t>(j0));
+        for (std::int64_t w = 0; w < w_n; ++w, c.next())
+          U::copy(strip + i * row_bytes + w * u, at(static_cast<std::int64_t>(c.f), w), u);
+      }
     }
    }
   });

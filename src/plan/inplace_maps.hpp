@@ -136,4 +136,49 @@ struct shuffle_maps {
   }
 };
 
+/// A shuffle map along a row, unit after unit (j, j + 1, ...), at an add and a compare a step instead of one
+/// or two 64-bit divisions: row_d(i, j + 1) = row_d(i, j) + m mod n, and the rotations stay put, until j / b
+/// changes (every b units); col_s(i, j + 1) = col_s(i, j) + 1 mod m until i n + j + 1 reaches a multiple of m
+/// (every m units). At those points the map is computed whole. `f` is the map at `j`.
+struct shuffle_cursor {
+  enum class map : int { rot_minus, rot_plus, row_d, col_s };
+  const shuffle_maps* mp;
+  map kind;
+  std::uint64_t i, j, f = 0, cnt = 0, period = 1, step = 0, mod = 1;
+
+  XPOSE_HD shuffle_cursor(const shuffle_maps& maps, map k, std::uint64_t row, std::uint64_t col)
+      : mp(&maps), kind(k), i(row), j(col) {
+    f = at(j);
+    if (kind == map::col_s) {
+      maps.div_m.divmod(i * maps.n + j, cnt);  // i n + j < m n: fits (validated spans)
+      period = maps.m, step = 1, mod = maps.m;
+    } else {
+      maps.div_b.divmod(j, cnt);
+      period = maps.b;
+      step = kind == map::row_d ? maps.m % maps.n : 0;
+      mod = kind == map::row_d ? maps.n : maps.m;
+    }
+  }
+  /// The map at (i, x), computed whole.
+  XPOSE_HD std::uint64_t at(std::uint64_t x) const {
+    switch (kind) {
+      case map::rot_minus: return mp->rot_minus(i, x);
+      case map::rot_plus: return mp->rot_plus(i, x);
+      case map::row_d: return mp->row_d(i, x);
+      default: return mp->col_s(i, x);
+    }
+  }
+  /// To j + 1.
+  XPOSE_HD void next() {
+    ++j;
+    if (++cnt == period) {
+      cnt = 0;
+      f = at(j);
+    } else {
+      f += step;
+      if (f >= mod) f -= mod;
+    }
+  }
+};
+
 }  // namespace xpose::detail

@@ -99,6 +99,32 @@ TEST(InplaceMaps, RowMapInverseHoldsIncludingHugeRows) {
                                        0x7FFFFFFFFFFFFFE7ull));
 }
 
+TEST(InplaceMaps, CursorsFollowTheMapsAlongEveryRow) {  // incremental maps == the maps computed whole
+  using map = detail::shuffle_cursor::map;
+  for (std::int64_t m = 2; m <= 30; ++m)
+    for (std::int64_t n = m + 1; n <= 40; ++n) {  // every gcd: rotations, b = 1, c = m
+      const std::int64_t c = std::gcd(m, n);
+      inplace_geometry g;
+      std::int64_t span = 0;
+      ASSERT_TRUE(detail::make_inplace_geometry({m, n, 1}, g, span, shuffle_only));
+      const detail::shuffle_maps mp(g.m, g.n, g.c, g.b, g.a_inv_mod_b);
+      ASSERT_EQ(static_cast<std::int64_t>(mp.c), c);
+      for (const map k : {map::rot_minus, map::rot_plus, map::row_d, map::col_s})
+        for (std::uint64_t i = 0; i < mp.m; ++i)
+          for (std::uint64_t j0 : {std::uint64_t{0}, mp.n / 3, mp.n - 1}) {
+            detail::shuffle_cursor cur(mp, k, i, j0);
+            for (std::uint64_t j = j0; j < mp.n; ++j, cur.next()) {
+              const std::uint64_t want = k == map::rot_minus  ? mp.rot_minus(i, j)
+                                         : k == map::rot_plus ? mp.rot_plus(i, j)
+                                         : k == map::row_d    ? mp.row_d(i, j)
+                                                              : mp.col_s(i, j);
+              ASSERT_EQ(cur.f, want) << "m " << mp.m << " n " << mp.n << " map " << static_cast<int>(k) << " (" << i
+                                     << ", " << j << ") from " << j0;
+            }
+          }
+    }
+}
+
 TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   auto sq = make_inplace_plan({8192, 8192, 4});
   ASSERT_TRUE(sq);
