@@ -399,6 +399,32 @@ __device__ __forceinline__ void permute_line(Word* stage, std::uint32_t words, c
     if (valid(x)) line(x) = stage[Scatter ? x : perm(x)];
 }
 
+/// permute_line for gcd(m, n) = 1 and single-word units, where each thread's words x, x + T, x + 2T ... (T =
+/// blockDim.x) map to f, f + step, f + 2 step ... modulo `mod` (row_d along a row: step = T m mod n; col_s down a
+/// strip, T / strip rows at a time: step = (T / strip) n mod m), times `scale` plus the word's offset `off` in
+/// its strip row: an add and a compare a word instead of two 64-bit divisions (u8 rows ran at ~64 instructions
+/// a byte). f0 = the map of word threadIdx.x; mod < 2^31 (a line's words fit 32 bits).
+template <bool Scatter, class Word, class Valid, class Line>
+__device__ __forceinline__ void permute_line_walk(Word* stage, std::uint32_t words, const Valid& valid,
+                                                  const Line& line, std::uint32_t f0, std::uint32_t step,
+                                                  std::uint32_t mod, std::uint32_t scale, std::uint32_t off) {
+  std::uint32_t f = f0;
+#pragma unroll 4
+  for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+    if (valid(x)) stage[Scatter ? f * scale + off : x] = line(x);
+    f += step;
+    if (f >= mod) f -= mod;
+  }
+  __syncthreads();
+  f = f0;
+#pragma unroll 4
+  for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
+    if (valid(x)) line(x) = stage[Scatter ? x : f * scale + off];
+    f += step;
+    if (f >= mod) f -= mod;
+  }
+}
+
 /// Stage in shared memory (dynamic) when GlobalStage is false, else in the block's workspace slot.
 template <class Word, bool SingleWord, bool GlobalStage>
 __global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuffle_params p) {
@@ -410,6 +436,8 @@ __global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuff
   const std::int64_t row_bytes = static_cast<std::int64_t>(n) * K * sizeof(Word);
   const bool rows = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::row_gather;
   const bool scatter = p.op == shuffle_pass::row_scatter || p.op == shuffle_pass::col_scatter;
+  // gcd 1, single words: maps walked by increments (permute_line_walk); lines of < 2^31 words (stage sizes).
+  const bool walk = SingleWord && p.maps.c == 1 && m < (std::uint64_t{1} << 31) && n < (std::uint64_t{1} << 31);
   for (std::int64_t l = blockIdx.x; l < p.lines; l += gridDim.x) {
     const std::int64_t b = l / p.lines_per_matrix, k_line = l - b * p.lines_per_matrix;
     unsigned char* mat = p.data + b * p.batch_stride;
@@ -425,6 +453,13 @@ __global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuff
         return p.maps.row_d(i, j) * K + k;
       };
       const auto words = static_cast<std::uint32_t>(n * K);
+      if (walk) {
+        const auto f0 = static_cast<std::uint32_t>(p.maps.row_d(i, threadIdx.x));
+        const auto step = static_cast<std::uint32_t>(std::uint64_t{blockDim.x} * m % n);
+        if (scatter) permute_line_walk<true>(stage, words, all, word, f0, step, static_cast<std::uint32_t>(n), 1, 0);
+        else permute_line_walk<false>(stage, words, all, word, f0, step, static_cast<std::uint32_t>(n), 1, 0);
+        continue;
+      }
       if (scatter) permute_line<true>(stage, words, all, word, perm);
       else permute_line<false>(stage, words, all, word, perm);
       continue;
@@ -451,6 +486,15 @@ __global__ void __launch_bounds__(1024) inplace_shuffle_lines_kernel(const shuff
       return r * SK + rem_of(x);
     };
     const auto words = static_cast<std::uint32_t>(m * SK);
+    if (walk && (blockDim.x & (p.strip - 1)) == 0) {  // col_s (no rotation passes when gcd = 1)
+      const std::uint32_t x0 = threadIdx.x, w = x0 & (p.strip - 1);
+      const auto f0 = static_cast<std::uint32_t>(p.maps.col_s(x0 >> p.strip_shift, static_cast<std::uint64_t>(j0) + w));
+      const auto step = static_cast<std::uint32_t>(std::uint64_t{blockDim.x >> p.strip_shift} * n % m);
+      const auto mod = static_cast<std::uint32_t>(m), scale = static_cast<std::uint32_t>(SK);
+      if (scatter) permute_line_walk<true>(stage, words, in_strip, word, f0, step, mod, scale, w);
+      else permute_line_walk<false>(stage, words, in_strip, word, f0, step, mod, scale, w);
+      continue;
+    }
     if (scatter) permute_line<true>(stage, words, in_strip, word, perm);
     else permute_line<false>(stage, words, in_strip, word, perm);
   }
