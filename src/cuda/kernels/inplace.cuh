@@ -404,16 +404,29 @@ __device__ __forceinline__ void permute_line(Word* stage, std::uint32_t words, c
 /// strip, T / strip rows at a time: step = (T / strip) n mod m), times `scale` plus the word's offset `off` in
 /// its strip row: an add and a compare a word instead of two 64-bit divisions (u8 rows ran at ~64 instructions
 /// a byte). f0 = the map of word threadIdx.x; mod < 2^31 (a line's words fit 32 bits).
+/// The global loads go in batches of `batch` (all issued before the stage stores: through generic pointers the
+/// compiler would otherwise keep each load behind the previous store, one load in flight a thread).
 template <bool Scatter, class Word, class Valid, class Line>
 __device__ __forceinline__ void permute_line_walk(Word* stage, std::uint32_t words, const Valid& valid,
                                                   const Line& line, std::uint32_t f0, std::uint32_t step,
                                                   std::uint32_t mod, std::uint32_t scale, std::uint32_t off) {
+  constexpr int batch = sizeof(Word) <= 2 ? 16 : 8;
   std::uint32_t f = f0;
-#pragma unroll 4
-  for (std::uint32_t x = threadIdx.x; x < words; x += blockDim.x) {
-    if (valid(x)) stage[Scatter ? f * scale + off : x] = line(x);
-    f += step;
-    if (f >= mod) f -= mod;
+  const std::uint32_t T = blockDim.x;
+  for (std::uint32_t x0 = threadIdx.x; x0 < words; x0 += batch * T) {
+    Word v[batch];
+#pragma unroll
+    for (int k = 0; k < batch; ++k) {
+      const std::uint32_t x = x0 + k * T;
+      if (x < words && valid(x)) v[k] = line(x);
+    }
+#pragma unroll
+    for (int k = 0; k < batch; ++k) {
+      const std::uint32_t x = x0 + k * T;
+      if (x < words && valid(x)) stage[Scatter ? f * scale + off : x] = v[k];
+      f += step;
+      if (f >= mod) f -= mod;
+    }
   }
   __syncthreads();
   f = f0;
