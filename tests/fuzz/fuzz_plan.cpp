@@ -19,7 +19,8 @@
 //
 // Input format (a missing byte reads as 0):
 //   byte 0   rank = b % 10; b >= 250: an in-place problem instead (fuzz_inplace: threads {1, 2, 0, -1, 1, 2}
-//            [b - 250], then elem_bytes, rows, cols, batch, ld, batch_stride as values)
+//            [b - 250], then elem_bytes, rows, cols, batch, ld, batch_stride as values, then a value whose
+//            remainder by 3 pins rectangles run on the CPU to no_staged (1) or shuffle_only (2) as well)
 //   byte 1   bit 0: axes given (else empty: reversed); bit 1: in_strides given; bit 2: out_strides given;
 //            bits 4-5: threads 1, 2, 0 (all), -1; bit 6: a misalignment byte follows the lists;
 //            bit 7: streaming stores forced on
@@ -46,6 +47,8 @@
 #include "common/box_simulation.hpp"
 #include "common/reference.hpp"
 #include "cpu/cpu_features.hpp"
+#include "cpu/inplace_cpu.hpp"
+#include "plan/inplace.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
@@ -357,6 +360,26 @@ int fuzz_inplace(reader& r, int threads) {
   if (xpose_inplace_plan_execute_host(c_plan.get(), twin.get(), threads) != XPOSE_SUCCESS ||
       !std::equal(want.begin(), want.end(), twin.get()))
     fail(p, "xpose_inplace_plan_execute_host differs from the naive transpose");
+  // A last value pins a rectangle to the algorithms `staged` would take over below 32 MiB (1: off staged, 2:
+  // shuffle alone), so that the fuzzer still runs them: the same checks on the CPU executor.
+  const auto pin = static_cast<std::uint64_t>(r.value()) % 3;
+  if (pin == 0 || p.rows == p.cols) return 0;
+  xpose::inplace_geometry g;
+  std::int64_t pinned_span = 0;
+  const auto choice = pin == 1 ? xpose::detail::inplace_choice::no_staged : xpose::detail::inplace_choice::shuffle_only;
+  if (!xpose::detail::make_inplace_geometry(p, g, pinned_span, choice) || pinned_span != plan->span_bytes())
+    fail(p, "the pinned geometry differs from the plan's");
+  if (const char* v = std::getenv("XPOSE_FUZZ_VERBOSE"); v != nullptr && *v != '\0' && *v != '0') {
+    std::ostringstream os;
+    os << "  pinned (" << (pin == 1 ? "no_staged" : "shuffle_only") << ")  ->  " << g;
+    std::fprintf(stderr, "%s\n", os.str().c_str());
+  }
+  if (g.workspace_bytes < 0 || g.workspace_bytes > ws_bound) fail(p, "the pinned workspace exceeds its bound");
+  for (std::size_t i = 0; i < n; ++i) twin[i] = static_cast<unsigned char>((i * 0x9E3779B1u) >> 13) | 1;
+  if (xpose::status st = xpose::detail::cpu_execute_inplace(g, twin.get(), threads); !st)
+    fail(p, "the pinned execution failed: " + text(st));
+  if (!std::equal(want.begin(), want.end(), twin.get()))
+    fail(p, std::string("the pinned ") + xpose::to_string(g.algo) + " differs from the naive transpose");
   return 0;
 }
 

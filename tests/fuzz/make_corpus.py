@@ -46,11 +46,14 @@ def encode(shape, elem_bytes, axes=None, in_strides=None, out_strides=None, thre
     return out
 
 
-def inplace(elem_bytes, rows, cols, batch, ld, batch_stride, threads=1):
-    """An in-place problem: byte 0 = 250 + the threads code (1, 2, 0, -1), then the fields as values."""
+def inplace(elem_bytes, rows, cols, batch, ld, batch_stride, threads=1, pin=None):
+    """An in-place problem: byte 0 = 250 + the threads code (1, 2, 0, -1), then the fields as values, then
+    (pin) 'no_staged' or 'shuffle_only': the same rectangle also run with that choice of algorithms."""
     out = bytes([250 + {1: 0, 2: 1, 0: 2, -1: 3}[threads]])
     for v in (elem_bytes, rows, cols, batch, ld, batch_stride):
         out += value(v)
+    if pin is not None:
+        out += value({'no_staged': 1, 'shuffle_only': 2}[pin])
     return out
 
 
@@ -118,6 +121,13 @@ SEEDS = {
     'inplace-near-square': inplace(1, 656, 672, 1, 0, 0),
     'inplace-odd-units': inplace(3, 120, 180, 2, 0, 0),
     'inplace-huge-not-run': inplace(1, 2**40, 2**20 + 2, 1, 0, 0),
+    # rectangles under 32 MiB take staged; pinned, the same shapes run the algorithms it took them from
+    'inplace-staged-batch-gaps': inplace(2, 51, 33, 7, 0, 51 * 33 + 3, threads=2),
+    'inplace-pinned-shuffle': inplace(1, 641, 643, 1, 0, 0, threads=2, pin='shuffle_only'),
+    'inplace-pinned-shuffle-rotation': inplace(3, 120, 70, 1, 0, 0, pin='shuffle_only'),
+    'inplace-pinned-tile-cycles': inplace(4, 96, 64, 2, 0, 0, pin='no_staged'),
+    'inplace-pinned-skinny-cycles': inplace(4, 4096, 3, 1, 0, 0, threads=0, pin='no_staged'),
+    'inplace-pinned-near-square': inplace(1, 656, 672, 1, 0, 0, pin='no_staged'),
     'inplace-bad-pitched-rectangle': inplace(4, 5, 7, 1, 9, 0),
     'inplace-bad-overlap': inplace(4, 10, 10, 2, 0, 50),
     'inplace-bad-overflow': inplace(8, 2**31, 2**31, 2, 0, 0),
