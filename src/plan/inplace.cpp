@@ -243,7 +243,6 @@ bool plan_staged_blocks(inplace_geometry& g) {
   g.algo = inplace_algorithm::staged_blocks;
   g.tile = h;
   g.blocks = blocks;
-  g.group = 1;
   g.units_first = !by_rows;
   g.workspace_bytes = std::max(g.workspace_bytes, r * c * U + workspace_slack);
   return true;

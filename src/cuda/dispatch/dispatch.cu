@@ -90,12 +90,7 @@ status cuda_reject_device_pointer(const void* p, const char* name) {
   return status::ok();
 }
 
-status cuda_execute(const plan_geometry& g, const void* d_in, void* d_out, stream_t stream_handle) {
-  if (status s = require_device_accessible(d_in, "d_in"); !s) return s;
-  if (status s = require_device_accessible(d_out, "d_out"); !s) return s;
-  device_info dev;
-  if (status s = current_device(dev); !s) return s;
-  const auto stream = static_cast<cudaStream_t>(stream_handle);
+status cuda_launch(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev) {
   switch (g.algo) {
     case algorithm::copy:
       if (cudaError_t e = cudaMemcpyAsync(d_out, d_in, static_cast<std::size_t>(g.elem_words * g.word_bytes),
@@ -107,6 +102,14 @@ status cuda_execute(const plan_geometry& g, const void* d_in, void* d_out, strea
     case algorithm::transpose2d: return launch_transpose2d(g, d_in, d_out, stream, dev);
   }
   return status(status_code::internal, "cuda_execute: unknown algorithm");
+}
+
+status cuda_execute(const plan_geometry& g, const void* d_in, void* d_out, stream_t stream_handle) {
+  if (status s = require_device_accessible(d_in, "d_in"); !s) return s;
+  if (status s = require_device_accessible(d_out, "d_out"); !s) return s;
+  device_info dev;
+  if (status s = current_device(dev); !s) return s;
+  return cuda_launch(g, d_in, d_out, static_cast<cudaStream_t>(stream_handle), dev);
 }
 
 }  // namespace xpose::detail

@@ -418,21 +418,22 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
   if (status st = move_rows(base, pitch, new_pitch, s * U, s, g.wave_rows, band, stream, dev); !st) return st;
   // The extra part transposed: tall, s x d after each row's s elements (pitch n); wide, d x s after the square.
-  return cuda_execute(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream);
+  return cuda_launch(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream, dev);
 }
 
 // ---- staged ----------------------------------------------------------------------------------------------
 
 // Each group of matrices gathered packed into the workspace, then transposed back over them.
-status run_staged(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream) {
+status run_staged(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
+                  const device_info& dev) {
   const std::int64_t U = g.elem_bytes;
   auto* base = static_cast<unsigned char*>(data);
   unsigned char* ws = aligned256(workspace);
   for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
     const bool full = g.batch - b0 >= g.group;
     unsigned char* first = base + b0 * g.batch_stride * U;
-    if (status s = cuda_execute(full ? g.staged_copy : g.staged_copy_last, first, ws, stream); !s) return s;
-    if (status s = cuda_execute(full ? g.staged_back : g.staged_back_last, ws, first, stream); !s) return s;
+    if (status s = cuda_launch(full ? g.staged_copy : g.staged_copy_last, first, ws, stream, dev); !s) return s;
+    if (status s = cuda_launch(full ? g.staged_back : g.staged_back_last, ws, first, stream, dev); !s) return s;
   }
   return status::ok();
 }
@@ -448,8 +449,8 @@ status run_staged_blocks(const inplace_geometry& g, void* data, void* workspace,
   for (std::int64_t b = 0; b < g.batch; ++b)
     for (std::int64_t k = 0; k < g.blocks; ++k) {
       unsigned char* block = base + b * g.batch_stride * U + k * block_bytes;
-      if (status s = cuda_execute(g.staged_copy, block, ws, stream); !s) return s;
-      if (status s = cuda_execute(g.staged_back, ws, block, stream); !s) return s;
+      if (status s = cuda_launch(g.staged_copy, block, ws, stream, dev); !s) return s;
+      if (status s = cuda_launch(g.staged_back, ws, block, stream, dev); !s) return s;
     }
   return g.units_first ? status::ok() : run_unit_cycles(g, data, workspace, stream, dev);
 }
@@ -470,7 +471,7 @@ status cuda_execute_inplace(const inplace_geometry& g, void* d_data, void* d_wor
     case inplace_algorithm::tile_cycles: return run_tile_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::skinny_cycles: return run_skinny_cycles(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::near_square: return run_near_square(g, d_data, d_workspace, stream, dev);
-    case inplace_algorithm::staged: return run_staged(g, d_data, d_workspace, stream);
+    case inplace_algorithm::staged: return run_staged(g, d_data, d_workspace, stream, dev);
     case inplace_algorithm::staged_blocks: return run_staged_blocks(g, d_data, d_workspace, stream, dev);
   }
   return status(status_code::internal, "cuda_execute_inplace: unknown algorithm");

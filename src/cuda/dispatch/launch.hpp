@@ -27,6 +27,10 @@ status cuda_failure(cudaError_t err, const char* what);
 /// invalid_argument when `p` is a host pointer unknown to CUDA (the runtime's message otherwise).
 status require_device_accessible(const void* p, const char* name);
 
+/// cuda_execute without its pointer checks and device query: for the in-place algorithms' inner out-of-place
+/// steps (staged groups and blocks, near_square's write-back), whose pointers cuda_execute_inplace checked once.
+status cuda_launch(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev);
+
 /// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
 template <class Kernel>
 status allow_dynamic_smem(Kernel* kernel, std::int64_t bytes, const char* what) {
