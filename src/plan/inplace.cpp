@@ -311,9 +311,10 @@ status make_inplace_geometry(const inplace_problem& p, inplace_geometry& g, std:
   // the cycle algorithms (0.25-0.40) and shuffle (0.09-0.35) on every rectangle of the in-place suite it takes.
   if (choice == inplace_choice::shuffle_only || (choice == inplace_choice::any && plan_staged(g))) return status::ok();
   if (plan_tile_cycles(g) || plan_skinny_cycles(g) || plan_near_square(g)) return status::ok();
-  // Over the budget, staged_blocks where shuffle moves 1- or 2-byte words. Measured against the shuffle of its
-  // day (H100, u8 8191 x 8193: 0.134 vs 0.085); the shuffle's batched loads since (71fec35: u8 7919 x 7907
-  // 0.191) may have overtaken it for single-word units — unmeasured, see docs/perf-notes.md.
+  // Over the budget, staged_blocks where shuffle moves 1- or 2-byte words. Since the shuffle's batched loads
+  // the H100 runs u8 8191 x 8193 faster as shuffle (346 vs 412 us) but rgb8 4097 x 3001 slower (503 vs 392 us),
+  // and the CPU executor runs u8 8191 x 8193 5.4x faster as staged_blocks (docs/perf-notes.md, fifth session):
+  // one plan serves both executors, so staged_blocks stays.
   if (choice == inplace_choice::any && (g.elem_bytes & 3) != 0) plan_staged_blocks(g);
   return status::ok();
 }
