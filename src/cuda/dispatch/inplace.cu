@@ -253,7 +253,7 @@ status shuffle_pass_run(const inplace_geometry& g, const shuffle_staging& st, sh
     // H200, against 512 (same call): u8 7919 x 7907 267 -> 248 us, u8 20011 x 3001 260 -> 246, fp16 8191 x 8193
     // 369 -> 354, fp16 12007 x 5003 271 -> 258, fp32 7919 x 5003 288 -> 275 (the H100 alike:
     // benchmarks/results/h100-4d27973-inplace-gcd1.txt); 128 threads helped bytes more (241 us) and cost fp32
-    // (293 us); more loads in flight a thread (batches of 32) lost 15-45 %.
+    // (293 us); more loads in flight a thread (batches of 32) lost 8-45 %.
     const int threads = row_bytes >= (64 << 10) ? 1024 : 256;
     auto k = single ? inplace_shuffle_lines_kernel<Word, true, false> : inplace_shuffle_lines_kernel<Word, false, false>;
     return launch(k, std::min<std::int64_t>(p.lines, std::int64_t{dev.sm_count} * 32), threads, row_bytes, stream, p,
