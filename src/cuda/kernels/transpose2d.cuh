@@ -730,9 +730,8 @@ __device__ __forceinline__ void store_byte_range(std::uint64_t chunk, unsigned l
 ///   So interior stores are whole aligned 16-byte vectors that exactly one tile writes; only each row's first
 ///   and last chunks are written piecewise.
 /// Reads never leave [in_lo, in_hi). No per-byte shared-memory gathers (gather16's cost).
-template <int UnitBytes, bool Compound = false, class Policy = transpose2d_shift16_policy<UnitBytes>>
-__global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
-    transpose2d_shift16_kernel(const transpose2d_params p) {
+template <int UnitBytes, bool Compound, class Policy>
+__device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
   using S = vec16_shape<UnitBytes, Policy>;
   constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
   constexpr int step_rows = V * (MR - 1), step_cols = V * (MC - 1);  // tile pitch along r and c (units)
@@ -841,6 +840,21 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
       }
     }
   }
+}
+
+template <int UnitBytes, bool Compound = false, class Policy = transpose2d_shift16_policy<UnitBytes>>
+__global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
+    transpose2d_shift16_kernel(const transpose2d_params p) {
+  shift16_tiles<UnitBytes, Compound, Policy>(p);
+}
+
+/// shift16 built for MinBlocks resident blocks an SM (registers <= 65536 / (threads x MinBlocks)): for problems
+/// whose tiles then fit one wave (dispatch/transpose2d.cu). A bound on the default kernel instead would change
+/// its register choice on every problem (an explicit minimum of 1 block let 1-byte units take 205 registers).
+template <int UnitBytes, int MinBlocks, class Policy = transpose2d_shift16_policy<UnitBytes>>
+__global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads, MinBlocks)
+    transpose2d_shift16_wave_kernel(const transpose2d_params p) {
+  shift16_tiles<UnitBytes, false, Policy>(p);
 }
 
 // ---- batched_flat -----------------------------------------------------------------------------------------

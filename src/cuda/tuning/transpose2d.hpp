@@ -51,6 +51,9 @@ struct transpose2d_shift16_policy : transpose2d_vec16_policy<UnitBytes> {};
 // Other unit sizes measured best with vec16's shapes (u8 8 x 16 and 16 x 8 micro-tiles, fp16 8 x 16,
 // fp32 16 x 32 x 2: equal or worse; forcing 6 resident u8 blocks with __launch_bounds__ (168 registers
 // instead of ~205, a little spilling): mixed, +0.05 on 8191 x 8193, -0.04 on 4097 x 3001).
+/// shift16 for 1-byte units when its tiles fit one wave at this many blocks an SM: a build of the kernel
+/// limited to 65536 / (64 x 8) = 128 registers a thread (dispatch/transpose2d.cu).
+inline constexpr int shift16_u8_wave_blocks = 8;
 template <>
 struct transpose2d_shift16_policy<8> {
   static constexpr int mr = 16, mc = 16, per_thread = 1;
