@@ -12,6 +12,7 @@
 
 #include "cpu/cpu_executor.hpp"
 #include "cpu/threads.hpp"
+#include "plan/inplace.hpp"
 #include "plan/inplace_maps.hpp"
 
 namespace xpose::detail {
@@ -189,33 +190,23 @@ status near_square(const inplace_geometry& g, unsigned char* data, int threads) 
   return cpu_execute(g.near_extra_plan, extra.data(), data + (tall ? s : s * s) * u, threads);
 }
 
-// staged: each group of matrices gathered packed into a buffer, then transposed back over them.
+// staged: each group of matrices gathered packed into a buffer, then transposed back over them (the walk is
+// plan/inplace.hpp's, shared with the GPU executor).
 status staged(const inplace_geometry& g, unsigned char* data, int threads) {
   std::vector<unsigned char> buf;
   if (status s = allocate(buf, g.group * g.rows * g.cols * g.elem_bytes, "a group of matrices"); !s) return s;
-  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
-    const bool full = g.batch - b0 >= g.group;
-    unsigned char* first = data + b0 * g.batch_stride * g.elem_bytes;
-    if (status s = cpu_execute(full ? g.staged_copy : g.staged_copy_last, first, buf.data(), threads); !s) return s;
-    if (status s = cpu_execute(full ? g.staged_back : g.staged_back_last, buf.data(), first, threads); !s) return s;
-  }
-  return status::ok();
+  return staged_walk(g, data, buf.data(),
+                     [&](const auto& plan, const void* src, void* dst) { return cpu_execute(plan, src, dst, threads); });
 }
 
 // staged_blocks: blocks staged one at a time through a buffer, and the unit pass (first when units_first).
 status staged_blocks(const inplace_geometry& g, unsigned char* data, int threads) {
-  if (g.units_first)
-    if (status s = unit_cycles(g, data, threads); !s) return s;
-  const std::int64_t U = g.elem_bytes, block_bytes = g.tile * (g.units_first ? g.rows : g.cols) * U;
   std::vector<unsigned char> buf;
-  if (status s = allocate(buf, block_bytes, "a block"); !s) return s;
-  for (std::int64_t b = 0; b < g.batch; ++b)
-    for (std::int64_t k = 0; k < g.blocks; ++k) {
-      unsigned char* block = data + b * g.batch_stride * U + k * block_bytes;
-      if (status s = cpu_execute(g.staged_copy, block, buf.data(), threads); !s) return s;
-      if (status s = cpu_execute(g.staged_back, buf.data(), block, threads); !s) return s;
-    }
-  return g.units_first ? status::ok() : unit_cycles(g, data, threads);
+  if (status s = allocate(buf, staged_block_bytes(g), "a block"); !s) return s;
+  return staged_blocks_walk(
+      g, data, buf.data(),
+      [&](const auto& plan, const void* src, void* dst) { return cpu_execute(plan, src, dst, threads); },
+      [&] { return unit_cycles(g, data, threads); });
 }
 
 // Units per column strip: 256 bytes of each row (at least one unit, at most the row).

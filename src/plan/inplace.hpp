@@ -27,4 +27,41 @@ struct shuffle_staging {
 };
 shuffle_staging shuffle_staging_for(const inplace_geometry& g, std::int64_t smem_capacity);
 
+/// `staged`'s walk, the same on every executor: each group of matrices gathered packed into `buf` by
+/// `run(g.staged_copy, first, buf)`, then transposed back over them by `run(g.staged_back, buf, first)` (the
+/// `_last` plans for a short last group). `run` executes one out-of-place plan and returns its status; the
+/// walk stops at the first failure.
+template <class Run>
+status staged_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run) {
+  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
+    const bool full = g.batch - b0 >= g.group;
+    unsigned char* first = data + b0 * g.batch_stride * g.elem_bytes;
+    if (status s = run(full ? g.staged_copy : g.staged_copy_last, first, buf); !s) return s;
+    if (status s = run(full ? g.staged_back : g.staged_back_last, buf, first); !s) return s;
+  }
+  return status::ok();
+}
+
+/// Bytes of one of `staged_blocks`' blocks: `tile` rows, or `tile` columns once the unit pass ran first.
+inline std::int64_t staged_block_bytes(const inplace_geometry& g) {
+  return g.tile * (g.units_first ? g.rows : g.cols) * g.elem_bytes;
+}
+
+/// `staged_blocks`' walk, the same on every executor: the blocks staged one at a time through `buf` (see
+/// staged_walk for `run`), with the executor's unit pass `units()` before them when `g.units_first`, else after.
+template <class Run, class Units>
+status staged_blocks_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run,
+                          const Units& units) {
+  if (g.units_first)
+    if (status s = units(); !s) return s;
+  const std::int64_t block_bytes = staged_block_bytes(g);
+  for (std::int64_t b = 0; b < g.batch; ++b)
+    for (std::int64_t k = 0; k < g.blocks; ++k) {
+      unsigned char* block = data + b * g.batch_stride * g.elem_bytes + k * block_bytes;
+      if (status s = run(g.staged_copy, block, buf); !s) return s;
+      if (status s = run(g.staged_back, buf, block); !s) return s;
+    }
+  return g.units_first ? status::ok() : units();
+}
+
 }  // namespace xpose::detail

@@ -428,36 +428,19 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
 
 // ---- staged ----------------------------------------------------------------------------------------------
 
-// Each group of matrices gathered packed into the workspace, then transposed back over them.
+// The walks are plan/inplace.hpp's (shared with the CPU executor); the workspace is the buffer.
 status run_staged(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                   const device_info& dev) {
-  const std::int64_t U = g.elem_bytes;
-  auto* base = static_cast<unsigned char*>(data);
-  unsigned char* ws = aligned256(workspace);
-  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
-    const bool full = g.batch - b0 >= g.group;
-    unsigned char* first = base + b0 * g.batch_stride * U;
-    if (status s = cuda_launch(full ? g.staged_copy : g.staged_copy_last, first, ws, stream, dev); !s) return s;
-    if (status s = cuda_launch(full ? g.staged_back : g.staged_back_last, ws, first, stream, dev); !s) return s;
-  }
-  return status::ok();
+  return staged_walk(g, static_cast<unsigned char*>(data), aligned256(workspace),
+                     [&](const auto& plan, const void* src, void* dst) { return cuda_launch(plan, src, dst, stream, dev); });
 }
 
-// Blocks of `tile` rows (or, after the unit pass, of `tile` columns) staged one at a time, and the unit pass.
 status run_staged_blocks(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
                          const device_info& dev) {
-  if (g.units_first)
-    if (status s = run_unit_cycles(g, data, workspace, stream, dev); !s) return s;
-  const std::int64_t U = g.elem_bytes, block_bytes = g.tile * (g.units_first ? g.rows : g.cols) * U;
-  auto* base = static_cast<unsigned char*>(data);
-  unsigned char* ws = aligned256(workspace);
-  for (std::int64_t b = 0; b < g.batch; ++b)
-    for (std::int64_t k = 0; k < g.blocks; ++k) {
-      unsigned char* block = base + b * g.batch_stride * U + k * block_bytes;
-      if (status s = cuda_launch(g.staged_copy, block, ws, stream, dev); !s) return s;
-      if (status s = cuda_launch(g.staged_back, ws, block, stream, dev); !s) return s;
-    }
-  return g.units_first ? status::ok() : run_unit_cycles(g, data, workspace, stream, dev);
+  return staged_blocks_walk(
+      g, static_cast<unsigned char*>(data), aligned256(workspace),
+      [&](const auto& plan, const void* src, void* dst) { return cuda_launch(plan, src, dst, stream, dev); },
+      [&] { return run_unit_cycles(g, data, workspace, stream, dev); });
 }
 
 }  // namespace
