@@ -255,6 +255,14 @@ TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
         check(problem{{1100, 1031}, {1, 0}, e, {1037, 1}, {1103, 1}}, in_shift, out_shift);
       }
   check(problem{{2, 1025, 1027}, {0, 2, 1}, 4, {}, {}}, 4, 0);
+  // 1- and 2-byte units with enough tiles for shift16 (the r, c above are few enough for words' tiles); u8
+  // takes shift16's one-wave build (dispatch/transpose2d.cu) at these sizes.
+  for (std::int64_t e : {1, 2})
+    for (std::size_t in_shift : {0, 3, 8, 13})
+      for (std::size_t out_shift : {0, 5, 12}) {
+        check(problem{{1031, 1100}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{1100, 1031}, {1, 0}, e, {1037, 1}, {1103, 1}}, in_shift, out_shift);
+      }
   // Compound sides on misaligned data (N-d permutations with short fastest axes).
   for (std::int64_t e : {1, 2, 4, 8})
     for (std::size_t shift : {0, 3, 9}) {
