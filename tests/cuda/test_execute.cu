@@ -413,6 +413,23 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
   check(problem{shape, {1, 0, 2, 4, 3}, 4, strides, {}});
 }
 
+TEST(PermuteNd, RowsAtEveryAlignment) {
+  // `rows` (the fastest axis kept): aligned rows (rows_kernel) and misaligned ones (rows_shift16, whose 16-byte
+  // loads may cover the neighbouring rows' bytes but never leave the input), packed and shifted, short rows
+  // (flattened over chunks) and long ones (a warp a row), pitched views whose gaps must stay untouched.
+  for (std::int64_t e : {1, 2, 4, 8})
+    for (std::size_t shift : {0, 4, 9}) {
+      if (shift % static_cast<std::size_t>(e) != 0) continue;
+      check(problem{{5, 24, 12, 160 / e}, {0, 2, 1, 3}, e, {}, {}}, shift, 0);  // 160-byte rows
+      check(problem{{3, 60, 7, 50, 96 / e}, {0, 3, 2, 1, 4}, e, {}, {}}, 0, shift);  // 96-byte rows
+      check(problem{{36, 30, 100 / e + 1}, {1, 0, 2}, e, {}, {}}, shift, shift);   // odd row lengths
+      check(problem{{37, 41, 80 / e}, {1, 0, 2}, e, {}, {}}, shift, 0);            // prime extents
+      check(problem{{9, 11, 1252 / e + 1}, {1, 0, 2}, e, {}, {}}, shift, 3);     // a warp a row
+      check(problem{{9, 11, 100 / e}, {1, 0, 2}, e, {11 * (100 / e + 3), 100 / e + 3, 1}, {}}, shift, 0);
+      check(problem{{9, 11, 100 / e}, {1, 0, 2}, e, {}, {9 * (100 / e + 1), 100 / e + 1, 1}}, 0, shift);
+    }
+}
+
 TEST(PermuteNd, ViewsWithoutAUnitStrideAxisAreGatheredElementByElement) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{40, 50}, {1, 0}, e, {100, 2}, {}});                // x[:, ::2].T

@@ -6,8 +6,9 @@
 //   dividing the row length, both base pointers and every batch stride. grid: 1-D, grid-stride loop.
 // * rows_shift16_kernel: rows whose length, pointers or strides are not 16-byte multiples (1252-byte fp32
 //   rows: 4-byte chunks reached 0.45 of memcpy on H100). A thread writes aligned 16-byte chunks of an output
-//   row (bytewise at the row's two ends), each from the two aligned input chunks that cover its bytes,
-//   realigned in registers (`realign16`); neighbouring threads load overlapping chunks, which the L1 serves.
+//   row (in pieces at the row's two ends), each from the two aligned input chunks that cover its bytes (whole
+//   chunks anywhere inside the input, bytewise only at its ends), realigned in registers (`realign16`);
+//   neighbouring threads load overlapping chunks, which the L1 serves.
 //   A warp a row for rows of > 16 chunks (H100, 1252-byte rows: 0.746 vs 0.682 flattened), flattened over
 //   (row, chunk) below (121-byte rows: 0.334 vs 0.202 with 16 lanes a row). grid: 1-D, grid-stride loop.
 #pragma once
@@ -28,6 +29,7 @@ struct rows_params {
   std::uint64_t row_bytes;     // rows_shift16_kernel
   std::uint64_t rows;          // rows_shift16_kernel
   std::uint64_t total_chunks;  // rows x chunks_per_row
+  std::uint64_t in_lo, in_hi;  // rows_shift16_kernel: the input's bytes, [first, past the last) of the view
   fast_divmod chunks_per_row;
   batch_map<rows_max_batch_rank> batch;  // row index -> byte offsets
 };
@@ -48,21 +50,23 @@ __global__ void __launch_bounds__(rows_threads) rows_kernel(const rows_params p)
 }
 
 /// Output chunk q of a row copy: row bytes [16 q - m_out, 16 q - m_out + 16) (m_out = out_row mod 16) from the
-/// two aligned input chunks that cover them, realigned; bytewise at the row's ends, none outside the row.
+/// two aligned input chunks that cover them, realigned; stores in pieces at the row's ends, none outside the
+/// row. The loads are whole 16-byte chunks wherever they stay inside the input's bytes [lo, hi) (a row's end
+/// chunks cover neighbouring rows' bytes, read and dropped), bytewise only at the ends of the input:
+/// bytewise loads at every row end cost 200-byte fp16 rows 0.39 of memcpy on the H100 (2026-11-25).
 __device__ __forceinline__ void rows_shift16_chunk(std::uint64_t in_row, std::uint64_t out_row, std::uint64_t len,
-                                                   std::uint64_t q) {
+                                                   std::uint64_t q, std::uint64_t lo, std::uint64_t hi) {
   const auto m_out = static_cast<unsigned>(out_row & 15);
-  const std::uint64_t src = in_row + 16 * q - m_out;  // below in_row for q = 0: not loaded, not stored
+  const std::uint64_t src = in_row + 16 * q - m_out;  // below in_row for q = 0: bytes not stored
   const std::uint64_t a = src & ~std::uint64_t{15};
   const auto d = static_cast<unsigned>(src & 15);
   std::uint32_t w[4];
-  const uint4 v0 = a >= in_row && a + 16 <= in_row + len ? __ldg(reinterpret_cast<const uint4*>(a))
-                                                          : load_chunk(a, in_row, in_row + len);
+  const uint4 v0 = a >= lo && a + 16 <= hi ? __ldg(reinterpret_cast<const uint4*>(a)) : load_chunk(a, lo, hi);
   if (d == 0) {
     w[0] = v0.x, w[1] = v0.y, w[2] = v0.z, w[3] = v0.w;
   } else {
-    const uint4 v1 = a + 16 >= in_row && a + 32 <= in_row + len ? __ldg(reinterpret_cast<const uint4*>(a + 16))
-                                                                 : load_chunk(a + 16, in_row, in_row + len);
+    const uint4 v1 = a + 16 >= lo && a + 32 <= hi ? __ldg(reinterpret_cast<const uint4*>(a + 16))
+                                                   : load_chunk(a + 16, lo, hi);
     const std::uint32_t lo[4] = {v0.x, v0.y, v0.z, v0.w}, hi[4] = {v1.x, v1.y, v1.z, v1.w};
     realign16(lo, hi, d, w);
   }
@@ -84,7 +88,8 @@ __global__ void __launch_bounds__(rows_threads) rows_shift16_kernel(const rows_p
       const std::uint64_t in_row = reinterpret_cast<std::uint64_t>(p.in) + in_off;
       const std::uint64_t out_row = reinterpret_cast<std::uint64_t>(p.out) + out_off;
       const std::uint64_t chunks = ((out_row & 15) + len + 15) / 16;
-      for (std::uint64_t q = threadIdx.x % 32; q < chunks; q += 32) rows_shift16_chunk(in_row, out_row, len, q);
+      for (std::uint64_t q = threadIdx.x % 32; q < chunks; q += 32)
+        rows_shift16_chunk(in_row, out_row, len, q, p.in_lo, p.in_hi);
     }
   } else {
     for (std::uint64_t i = thread; i < p.total_chunks; i += threads) {
@@ -94,7 +99,7 @@ __global__ void __launch_bounds__(rows_threads) rows_shift16_kernel(const rows_p
       p.batch.offsets(r, in_off, out_off);
       const std::uint64_t out_row = reinterpret_cast<std::uint64_t>(p.out) + out_off;
       if (16 * q >= (out_row & 15) + len) continue;  // this row's phase needs one chunk fewer
-      rows_shift16_chunk(reinterpret_cast<std::uint64_t>(p.in) + in_off, out_row, len, q);
+      rows_shift16_chunk(reinterpret_cast<std::uint64_t>(p.in) + in_off, out_row, len, q, p.in_lo, p.in_hi);
     }
   }
 }
