@@ -425,6 +425,7 @@ TEST(PermuteNd, RowsAtEveryAlignment) {
       check(problem{{36, 30, 100 / e + 1}, {1, 0, 2}, e, {}, {}}, shift, shift);   // odd row lengths
       check(problem{{37, 41, 80 / e}, {1, 0, 2}, e, {}, {}}, shift, 0);            // prime extents
       check(problem{{9, 11, 1252 / e + 1}, {1, 0, 2}, e, {}, {}}, shift, 3);     // a warp a row
+      check(problem{{2, 3, 40001 / e}, {1, 0, 2}, e, {}, {}}, shift, 5);        // few long rows: segments
       check(problem{{9, 11, 100 / e}, {1, 0, 2}, e, {11 * (100 / e + 3), 100 / e + 3, 1}, {}}, shift, 0);
       check(problem{{9, 11, 100 / e}, {1, 0, 2}, e, {}, {9 * (100 / e + 1), 100 / e + 1, 1}}, 0, shift);
     }

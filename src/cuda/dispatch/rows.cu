@@ -57,10 +57,15 @@ status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaSt
     p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
     p.in_hi = p.in_lo + in_span;
     const std::uint64_t chunks = (row_bytes + 30) / 16;  // of the output grid, worst phase
-    const bool per_row = chunks > 16;
-    p.chunks_per_row = fast_divmod(chunks);
-    p.total_chunks = chunks * rows;
-    const std::uint64_t wanted = per_row ? (rows + rows_threads / 32 - 1) / (rows_threads / 32)
+    const bool per_row = chunks > rows_flat_max_chunks;
+    // Per row: warps over (row, segment), a segment the whole row when there are rows enough for 16 warps an
+    // SM; flattened: threads over (row, chunk).
+    const bool few_rows = rows < 16 * static_cast<std::uint64_t>(std::max(dev.sm_count, 1));
+    p.segment_chunks = few_rows ? rows_segment_chunks : chunks;
+    const std::uint64_t per = per_row ? (chunks + p.segment_chunks - 1) / p.segment_chunks : chunks;
+    p.chunks_per_row = fast_divmod(per);
+    p.total_chunks = per * rows;
+    const std::uint64_t wanted = per_row ? (p.total_chunks + rows_threads / 32 - 1) / (rows_threads / 32)
                                          : (p.total_chunks + rows_threads - 1) / rows_threads;
     const std::uint64_t cap = static_cast<std::uint64_t>(std::max(dev.sm_count, 1)) * 32;
     const unsigned grid = static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(wanted, cap)));
