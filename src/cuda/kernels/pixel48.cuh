@@ -4,7 +4,7 @@
 //
 // A tile is T = tile_rows input rows x Tc = 192 / U columns. Three phases, as in skinny16:
 //   1. stage the tile's input rows, plus a halo of ceil(16 / U) rows below it, as the aligned 16-byte chunks
-//      that cover them (cp.async; bytewise at a row's ends), unshifted: row r's byte 0 is at offset m_r (its
+//      that cover them (cp.async; bytewise only at the input's ends), unshifted: row r's byte 0 is at offset m_r (its
 //      address mod 16) of its shared-memory row;
 //   2. register permute: a micro-tile is 4 staged rows x 48 bytes (C = 48 / U columns). A thread reads its
 //      12 words per row realigned by m_r (`read16`), permutes the bytes in registers (`permute_bytes`:
@@ -90,7 +90,8 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
     // 1. Stage rows [r0, r0 + staged_rows), chunk q of row i at slot q of staged row i.
     for (unsigned x = threadIdx.x; x < staged_rows * S::row_chunks; x += threads) {
       const unsigned i = x / S::row_chunks, q = x - i * S::row_chunks;
-      skinny16_stage_chunk<false>(in_tile + i * static_cast<std::uint64_t>(p.in_ld), row_len, staged + i * S::in_pitch, q);
+      skinny16_stage_chunk<false>(in_tile + i * static_cast<std::uint64_t>(p.in_ld), row_len, staged + i * S::in_pitch, q,
+                                  p.in_lo, p.in_hi);
     }
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;" ::: "memory");
