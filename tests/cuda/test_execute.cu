@@ -199,6 +199,22 @@ TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
   }
 }
 
+TEST(Transpose2d, SkinnyMidKRowsToColumns) {
+  // k x n -> n x k with 16 < k <= 40 units goes to the generic skinny kernel (16 KiB windows along n): every
+  // unit size class, shifted pointers, a pitched input, several tiles and a partial one.
+  int variant = 0;
+  for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16})
+    for (std::int64_t k : {17, 20, 24, 31, 33, 40}) {
+      const std::int64_t n = 60000 / (k * e) + 3 * k + 7;
+      const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16);
+      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);
+      if (HasFailure()) return;
+    }
+}
+
 TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
   // pixel48: tiles of 64 rows (+ a halo for the output windows) x 192 bytes; shapes just past and short of
   // whole tiles, shifted pointers and odd pitches, so every realignment and window edge is met.

@@ -2,7 +2,7 @@
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
-//     (dispatch/skinny16.cu); other units                                       -> skinny<G, direction>
+//     (dispatch/skinny16.cu); other units, and k x n with 16 < k <= 40         -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
@@ -335,7 +335,15 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       default: return launch_skinny<1, true>(p, unit, stream);
     }
   }
-  if (!compound && !small_batched && unit <= 16 && g.rows <= skinny_max_k && g.cols > 4 * g.rows &&
+  // k x n -> n x k with 16 < k <= 40 units: the generic skinny kernel's 16 KiB windows beat tiles that k rows
+  // fill by a third or less. H100, same call (benchmarks/suites/skinny_mid.txt): u8 35 x 1917396 0.19 -> 0.63,
+  // fp16 18 x 1864135 0.53 -> 0.68, rgb8 24 x 932068 0.36 -> 0.49, fp32 33 x 508400 0.67 -> 0.78, fp64 23 x
+  // 364722 0.67 -> 0.80; pixel48's rows of >= 128 bytes stay there (rgb16 24 x 466034: 0.71 vs 0.63). The
+  // other direction (n x k) measured worse with skinny for most units (fp32 524288 x 32: 0.95 -> 0.39).
+  constexpr std::int64_t skinny_mid_max_k = 40;
+  const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k &&
+                          !(pixel48_applies(unit) && g.rows * unit >= 128);
+  if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
       p.out_ld == g.rows * unit) {
     if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
     switch (piece) {
