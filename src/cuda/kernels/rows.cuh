@@ -9,8 +9,8 @@
 //   row (in pieces at the row's two ends), each from the two aligned input chunks that cover its bytes (whole
 //   chunks anywhere inside the input, bytewise only at its ends), realigned in registers (`realign16`);
 //   neighbouring threads load overlapping chunks, which the L1 serves.
-//   A warp a row for rows of > 16 chunks (H100, 1252-byte rows: 0.746 vs 0.682 flattened), flattened over
-//   (row, chunk) below (121-byte rows: 0.334 vs 0.202 with 16 lanes a row). grid: 1-D, grid-stride loop.
+//   Flattened over (row, chunk) up to rows_flat_max_chunks, a warp a row (or a segment of one, when rows are
+//   few) above. grid: 1-D, grid-stride loop.
 #pragma once
 
 #include <cstdint>
