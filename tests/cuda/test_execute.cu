@@ -201,7 +201,7 @@ TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
 
 TEST(Transpose2d, SkinnyMidKRowsToColumns) {
   // k x n -> n x k with 16 < k <= 40 units goes to the generic skinny kernel (16 KiB windows along n): every
-  // unit size class, shifted pointers, a pitched input, several tiles and a partial one.
+  // unit size class, shifted pointers, a pitched input, several tiles and a partial one; then n x k -> k x n.
   int variant = 0;
   for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16})
     for (std::int64_t k : {17, 20, 24, 31, 33, 40}) {
@@ -211,6 +211,18 @@ TEST(Transpose2d, SkinnyMidKRowsToColumns) {
       const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
       ++variant;
       check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);
+      if (HasFailure()) return;
+    }
+  // n x k -> k x n, 1- and 2-byte units with k-unit rows of <= 36 bytes (the skinny kernel as well).
+  for (std::int64_t e : {1, 2})
+    for (std::int64_t k : {17, 18, 24, 33, 36}) {
+      if (k * e > 36) continue;
+      const std::int64_t n = 60000 / (k * e) + 3 * k + 7;
+      const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16);
+      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);
       if (HasFailure()) return;
     }
 }

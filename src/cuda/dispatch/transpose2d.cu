@@ -2,7 +2,8 @@
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
-//     (dispatch/skinny16.cu); other units, and k x n with 16 < k <= 40         -> skinny<G, direction>
+//     (dispatch/skinny16.cu); other units, k x n with 16 < k <= 40, n x k with 16 < k and k-unit rows of
+//     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
@@ -326,7 +327,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   const bool small_batched = g.batch_count() > 1 && matrix_bytes * 4 < skinny16_policy::tile_bytes;
   // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
   constexpr std::int64_t skinny_max_k = 16;
-  if (!compound && !small_batched && unit <= 16 && g.cols <= skinny_max_k && g.rows > 4 * g.cols &&
+  // n x k -> k x n of 1- and 2-byte units with 16 < k and k-unit rows of <= 36 bytes: the skinny kernel too.
+  // H100, same call: u8 3355443 x 20 0.48 -> 0.70, 2796202 x 24 0.26 -> 0.57, 2097152 x 32 0.25 -> 0.40,
+  // 1917396 x 35 0.39 -> 0.43, fp16 1864135 x 18 0.60 -> 0.76; longer rows lost (u8 x 40: 0.43 -> 0.39, fp16
+  // x 33: 0.64 -> 0.42), as did wider units (fp32 524288 x 32: 0.95 -> 0.39).
+  constexpr std::int64_t skinny_mid_aos_max_bytes = 36;
+  const bool skinny_mid_aos = unit <= 2 && g.cols > skinny_max_k && g.cols * unit <= skinny_mid_aos_max_bytes;
+  if (!compound && !small_batched && unit <= 16 && (g.cols <= skinny_max_k || skinny_mid_aos) && g.rows > 4 * g.cols &&
       p.in_ld == g.cols * unit) {
     if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
     switch (piece) {
