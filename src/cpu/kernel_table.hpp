@@ -69,6 +69,8 @@ struct isa_kernels {
   void (*interleave[5])(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
                         std::int64_t k, bool stream) = {};
   int thin_max_k[5] = {};
+  /// A lower k limit for `interleave` where it differs (0: thin_max_k).
+  int interleave_max_k[5] = {};
   int thin_step[5] = {};
 };
 

@@ -403,10 +403,11 @@ bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kern
 // on a line.
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
-  if (lg < 1 || lg > 3) return false;
+  if (lg < 0 || lg > 3) return false;
   const bool aos = isa.deinterleave[lg] != nullptr && p.cols >= 2 && p.cols <= isa.thin_max_k[lg] &&
                    p.in_rs == p.cols * p.unit;
-  const bool soa = !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= isa.thin_max_k[lg] &&
+  const int soa_max_k = isa.interleave_max_k[lg] > 0 ? isa.interleave_max_k[lg] : isa.thin_max_k[lg];
+  const bool soa = !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= soa_max_k &&
                    p.out_rs == p.rows * p.unit;
   const std::int64_t step = isa.thin_step[lg];
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side

@@ -156,6 +156,13 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
       }
       ASSERT_EQ(check({{64 / eb + 1, 300}, {1, 0}, eb, {}, {}}, rng, 0, 0, 1), "");
     }
+    // Planes whose output rows are whole lines (n = 17 x 64 units): the thin kernels' streaming stores, both
+    // directions, the byte kernels' k limits (14 one way, 11 the other) on either side.
+    for (const std::int64_t eb : {1, 2})
+      for (const std::int64_t k : {2, 3, 7, 11, 12, 14, 15}) {
+        ASSERT_EQ(check({{1088, k}, {1, 0}, eb, {}, {}}, rng, 0, 0, 2), "");
+        ASSERT_EQ(check({{k, 1088}, {1, 0}, eb, {}, {}}, rng, 0, 0, 1), "");
+      }
     EXPECT_GT(checked, 200);
   }
 }
