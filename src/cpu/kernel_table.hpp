@@ -51,6 +51,8 @@ struct isa_kernels {
   tile_kernel pow2[5];
   /// 3-byte units (RGB8 pixels); null tile where the level has none (the portable kernel then).
   tile_kernel unit3;
+  /// 6- and 12-byte units (RGB16, RGB32F pixels), the same way.
+  tile_kernel unit6, unit12;
 
   /// Non-temporal copy of `lines` 64-byte lines to a 64-byte-aligned `dst` from any `src`; null when the
   /// level has no streaming stores (scalar). Weakly ordered: call `fence` before other threads may read.

@@ -465,12 +465,14 @@ int log2_pow2_unit(std::int64_t unit) {
   }
 }
 
-// The level's kernel for `unit`-byte units: its own for 1-16-byte powers of two and 3-byte units where it has
-// them, else the portable one.
+// The level's kernel for `unit`-byte units: its own for 1-16-byte powers of two and 3-, 6-, 12-byte units where
+// it has them, else the portable one.
 tile_kernel unit_kernel(const isa_kernels& isa, std::int64_t unit, std::int64_t word_bytes) {
   const int lg = log2_pow2_unit(unit);
   if (lg >= 0 && isa.pow2[lg].tile != nullptr) return isa.pow2[lg];
   if (unit == 3 && isa.unit3.tile != nullptr) return isa.unit3;
+  if (unit == 6 && isa.unit6.tile != nullptr) return isa.unit6;
+  if (unit == 12 && isa.unit12.tile != nullptr) return isa.unit12;
   return scalar_unit_kernel(unit, word_bytes);
 }
 

@@ -301,6 +301,49 @@ void tile_rgb(const unsigned char* in, std::int64_t in_rs, unsigned char* out, s
   if (full_c < nc) simd::transpose_units<3>(in + full_c * 3, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
 }
 
+// ---- 6- and 12-byte units (RGB16, RGB32F) ---------------------------------------------------------------
+//
+// The RGB8 scheme one size up: each 48-byte input row piece is widened to 8 qwords (6 bytes + 2 zero) or 4
+// 16-byte lanes (12 bytes + 4 unused), transposed in an L1 scratch as 8- or 16-byte units (full_block), and
+// narrowed back to 48 bytes with a byte mask. Before these, 6- and 12-byte units went unit by unit (memcpy of
+// 6 or 12 bytes): rgb16 2306x4850 0.43 of the non-temporal copy (2-core Xeon, 1 thread).
+
+inline __m512i widen_lanes12(const unsigned char* p) {  // lane L <- bytes 12 L .. 12 L + 15
+  const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
+  return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
+}
+
+inline void narrow_lanes12(unsigned char* p, __m512i packed) {  // bytes 0 .. 11 of each lane -> 48 bytes
+  const __m512i out = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15), packed);
+  _mm512_mask_storeu_epi8(p, 0x0000FFFFFFFFFFFFull, out);
+}
+
+template <int U>
+void tile_wide_units(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
+                     std::int64_t nr, std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
+  static_assert(U == 6 || U == 12, "6- or 12-byte units");
+  constexpr int W = U == 6 ? 8 : 16;  // widened unit
+  constexpr int b = 64 / W;           // units a 48-byte piece, and the block's side
+  const __m512i spread = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, 11, -1, -1));
+  const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
+  alignas(64) unsigned char wide[b * 64];
+  const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
+  for (std::int64_t c = 0; c < full_c; c += b) {
+    for (std::int64_t r = 0; r < full_r; r += b) {
+      for (int i = 0; i < b; ++i) {
+        const __m512i v = widen_lanes12(in + (r + i) * in_rs + c * U);
+        _mm512_store_si512(wide + i * 64, U == 6 ? _mm512_shuffle_epi8(v, spread) : v);
+      }
+      simd::full_block<avx512, W>(wide, 64, [&](int j, __m512i v) {
+        narrow_lanes12(out + (c + j) * out_rs + r * U, U == 6 ? _mm512_shuffle_epi8(v, pack) : v);
+      });
+      simd::prefetch_step(pf);
+    }
+    if (full_r < nr) simd::transpose_units<U>(in + full_r * in_rs + c * U, in_rs, out + c * out_rs + full_r * U, out_rs, nr - full_r, b);
+  }
+  if (full_c < nc) simd::transpose_units<U>(in + full_c * U, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
+}
+
 constexpr isa_kernels make_table() {
   isa_kernels k = simd::make_kernels<avx512>(cpu_isa::avx512);
   k.deinterleave[0] = &deinterleave_bytes;
@@ -320,6 +363,8 @@ constexpr isa_kernels make_table() {
   k.interleave[3] = &interleave<8>;
   k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
   k.unit3 = {&tile_rgb, 16, 16, nullptr, nullptr};
+  k.unit6 = {&tile_wide_units<6>, 8, 8, nullptr, nullptr};
+  k.unit12 = {&tile_wide_units<12>, 4, 4, nullptr, nullptr};
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;
