@@ -146,6 +146,15 @@ void thin_plan(std::int64_t k, const Pos& pos, __m512i idx[thin_k_max][thin_k_ma
   }
 }
 
+/// Output vector o of a group: the lanes of each source pair, permuted and OR-ed (idx, mask: thin_plan's row o).
+template <int U>
+inline __m512i thin_gather(const __m512i* idx, const __mmask64* mask, const __m512i* src, std::int64_t pairs) {
+  __m512i acc = thin_traits<U>::permute(mask[0], src[0], idx[0], src[1]);
+  for (std::int64_t p = 1; p < pairs; ++p)
+    acc = _mm512_or_si512(acc, thin_traits<U>::permute(mask[p], src[2 * p], idx[p], src[2 * p + 1]));
+  return acc;
+}
+
 template <int U>
 inline void store_vec(unsigned char* p, __m512i v, bool stream) {
   if (stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
@@ -166,9 +175,7 @@ void deinterleave(const unsigned char* in, unsigned char* out, std::int64_t out_
     for (std::int64_t v = 0; v < k; ++v) src[v] = _mm512_loadu_si512(g + v * 64);
     src[k] = _mm512_setzero_si512();
     for (std::int64_t o = 0; o < k; ++o) {
-      __m512i acc = thin_traits<U>::permute(mask[o][0], src[0], idx[o][0], src[1]);
-      for (std::int64_t p = 1; p < pairs; ++p)
-        acc = _mm512_or_si512(acc, thin_traits<U>::permute(mask[o][p], src[2 * p], idx[o][p], src[2 * p + 1]));
+      const __m512i acc = thin_gather<U>(idx[o], mask[o], src, pairs);
       store_vec<U>(out + o * out_rs + r * U, acc, stream);
     }
   }
@@ -191,9 +198,7 @@ void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
     src[k] = _mm512_setzero_si512();
     unsigned char* g = out + c * k * U;
     for (std::int64_t o = 0; o < k; ++o) {
-      __m512i acc = thin_traits<U>::permute(mask[o][0], src[0], idx[o][0], src[1]);
-      for (std::int64_t p = 1; p < pairs; ++p)
-        acc = _mm512_or_si512(acc, thin_traits<U>::permute(mask[o][p], src[2 * p], idx[o][p], src[2 * p + 1]));
+      const __m512i acc = thin_gather<U>(idx[o], mask[o], src, pairs);
       store_vec<U>(g + o * 64, acc, stream);
     }
   }
@@ -224,9 +229,7 @@ void deinterleave_bytes(const unsigned char* in, unsigned char* out, std::int64_
         src[v] = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(g + v * 32)));
       src[k] = _mm512_setzero_si512();
       for (std::int64_t o = 0; o < k; ++o) {
-        __m512i acc = thin_traits<2>::permute(mask[o][0], src[0], idx[o][0], src[1]);
-        for (std::int64_t p = 1; p < pairs; ++p)
-          acc = _mm512_or_si512(acc, thin_traits<2>::permute(mask[o][p], src[2 * p], idx[o][p], src[2 * p + 1]));
+        const __m512i acc = thin_gather<2>(idx[o], mask[o], src, pairs);
         const __m256i b = _mm512_cvtepi16_epi8(acc);
         if (h == 0) half[o] = b;
         else store_vec<1>(out + o * out_rs + r, join_halves(half[o], b), stream);
@@ -253,9 +256,7 @@ void interleave_bytes(const unsigned char* in, std::int64_t in_rs, unsigned char
         src[v] = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + v * in_rs + c + h * E)));
       src[k] = _mm512_setzero_si512();
       for (std::int64_t o = 0; o < k; ++o) {
-        __m512i acc = thin_traits<2>::permute(mask[o][0], src[0], idx[o][0], src[1]);
-        for (std::int64_t p = 1; p < pairs; ++p)
-          acc = _mm512_or_si512(acc, thin_traits<2>::permute(mask[o][p], src[2 * p], idx[o][p], src[2 * p + 1]));
+        const __m512i acc = thin_gather<2>(idx[o], mask[o], src, pairs);
         piece[h * k + o] = _mm512_cvtepi16_epi8(acc);
       }
     }
@@ -264,51 +265,31 @@ void interleave_bytes(const unsigned char* in, std::int64_t in_rs, unsigned char
   }
 }
 
-// ---- 3-byte units (RGB8) ---------------------------------------------------------------------------------
+// ---- 3-, 6- and 12-byte units (RGB8, RGB16, RGB32F) ---------------------------------------------------------
 //
-// A 16 x 16 block of 3-byte units: each 48-byte input row is widened to 16 dwords (a dword permute brings
-// bytes 12L .. 12L + 15 into lane L, an in-lane byte shuffle spreads them 3 + 1 zero per dword) into an L1
-// scratch, transposed there as 4-byte units (full_block), and each output row narrowed back (byte shuffle
-// packs 12 bytes per lane, a dword permute closes the gaps) and stored as 48 bytes with a byte mask.
+// A block of 16, 8 or 4 rows of 48-byte pieces: each piece is widened so that every unit fills a power of two
+// (3 -> 4 bytes, 6 -> 8, 12 -> 16: a dword permute brings bytes 12 L .. 12 L + 15 into lane L, an in-lane
+// byte shuffle spreads them, none needed for 12), stored to an L1 scratch, transposed there as 4-, 8- or
+// 16-byte units (full_block), and each output row narrowed back (the inverse shuffle, a dword permute closing
+// the gaps) and stored as 48 bytes with a byte mask. 6- and 12-byte units went unit by unit (memcpy) before:
+// rgb16 2306x4850 0.41 of the non-temporal copy -> 0.65 (2-core Xeon, 1 thread).
 
-inline __m512i widen_rgb(const unsigned char* p) {
-  const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
-  const __m512i dw = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
-  const __m512i spread = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-  return _mm512_shuffle_epi8(dw, spread);
-}
-
-inline void narrow_rgb(unsigned char* p, __m512i v) {
-  const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
-  const __m512i packed = _mm512_shuffle_epi8(v, pack);
-  const __m512i out = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15), packed);
-  _mm512_mask_storeu_epi8(p, 0x0000FFFFFFFFFFFFull, out);
-}
-
-void tile_rgb(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t nr,
-              std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
-  constexpr int b = 16;
-  alignas(64) unsigned char wide[b * 64];
-  const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
-  for (std::int64_t c = 0; c < full_c; c += b) {
-    for (std::int64_t r = 0; r < full_r; r += b) {
-      for (int i = 0; i < b; ++i) _mm512_store_si512(wide + i * 64, widen_rgb(in + (r + i) * in_rs + c * 3));
-      simd::full_block<avx512, 4>(wide, 64, [&](int j, __m512i v) { narrow_rgb(out + (c + j) * out_rs + r * 3, v); });
-      simd::prefetch_step(pf);
-    }
-    if (full_r < nr) simd::transpose_units<3>(in + full_r * in_rs + c * 3, in_rs, out + c * out_rs + full_r * 3, out_rs, nr - full_r, b);
+template <int U>
+struct pixel_lanes {
+  static_assert(U == 3 || U == 6 || U == 12, "3-, 6- or 12-byte units");
+  static constexpr int W = U == 3 ? 4 : U == 6 ? 8 : 16;  // widened unit
+  static constexpr int b = 64 / W;                        // units a 48-byte piece, and the block's side
+  static __m512i spread() {  // lane bytes of 16 / W units -> W bytes each
+    if constexpr (U == 3) return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
+    else return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, 11, -1, -1));
   }
-  if (full_c < nc) simd::transpose_units<3>(in + full_c * 3, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
-}
+  static __m512i pack() {  // the inverse: 12 bytes at the front of each lane
+    if constexpr (U == 3) return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+    else return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
+  }
+};
 
-// ---- 6- and 12-byte units (RGB16, RGB32F) ---------------------------------------------------------------
-//
-// The RGB8 scheme one size up: each 48-byte input row piece is widened to 8 qwords (6 bytes + 2 zero) or 4
-// 16-byte lanes (12 bytes + 4 unused), transposed in an L1 scratch as 8- or 16-byte units (full_block), and
-// narrowed back to 48 bytes with a byte mask. Before these, 6- and 12-byte units went unit by unit (memcpy of
-// 6 or 12 bytes): rgb16 2306x4850 0.43 of the non-temporal copy (2-core Xeon, 1 thread).
-
-inline __m512i widen_lanes12(const unsigned char* p) {  // lane L <- bytes 12 L .. 12 L + 15
+inline __m512i widen_lanes12(const unsigned char* p) {  // lane L <- bytes 12 L .. 12 L + 15 of a 48-byte piece
   const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
   return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
 }
@@ -319,23 +300,21 @@ inline void narrow_lanes12(unsigned char* p, __m512i packed) {  // bytes 0 .. 11
 }
 
 template <int U>
-void tile_wide_units(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs,
-                     std::int64_t nr, std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
-  static_assert(U == 6 || U == 12, "6- or 12-byte units");
-  constexpr int W = U == 6 ? 8 : 16;  // widened unit
-  constexpr int b = 64 / W;           // units a 48-byte piece, and the block's side
-  const __m512i spread = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, 11, -1, -1));
-  const __m512i pack = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
+void tile_pixels(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t nr,
+                 std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
+  using L = pixel_lanes<U>;
+  constexpr int b = L::b;
+  const __m512i spread = L::spread(), pack = L::pack();
   alignas(64) unsigned char wide[b * 64];
   const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
   for (std::int64_t c = 0; c < full_c; c += b) {
     for (std::int64_t r = 0; r < full_r; r += b) {
       for (int i = 0; i < b; ++i) {
         const __m512i v = widen_lanes12(in + (r + i) * in_rs + c * U);
-        _mm512_store_si512(wide + i * 64, U == 6 ? _mm512_shuffle_epi8(v, spread) : v);
+        _mm512_store_si512(wide + i * 64, U == 12 ? v : _mm512_shuffle_epi8(v, spread));
       }
-      simd::full_block<avx512, W>(wide, 64, [&](int j, __m512i v) {
-        narrow_lanes12(out + (c + j) * out_rs + r * U, U == 6 ? _mm512_shuffle_epi8(v, pack) : v);
+      simd::full_block<avx512, L::W>(wide, 64, [&](int j, __m512i v) {
+        narrow_lanes12(out + (c + j) * out_rs + r * U, U == 12 ? v : _mm512_shuffle_epi8(v, pack));
       });
       simd::prefetch_step(pf);
     }
@@ -362,9 +341,9 @@ constexpr isa_kernels make_table() {
   k.interleave[2] = &interleave<4>;
   k.interleave[3] = &interleave<8>;
   k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
-  k.unit3 = {&tile_rgb, 16, 16, nullptr, nullptr};
-  k.unit6 = {&tile_wide_units<6>, 8, 8, nullptr, nullptr};
-  k.unit12 = {&tile_wide_units<12>, 4, 4, nullptr, nullptr};
+  k.unit3 = {&tile_pixels<3>, 16, 16, nullptr, nullptr};
+  k.unit6 = {&tile_pixels<6>, 8, 8, nullptr, nullptr};
+  k.unit12 = {&tile_pixels<12>, 4, 4, nullptr, nullptr};
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;

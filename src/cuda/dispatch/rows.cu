@@ -5,6 +5,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/rows.cuh"
+#include "plan/span.hpp"
 
 namespace xpose::detail {
 
@@ -50,12 +51,9 @@ status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaSt
   if (lowbit(align_bits) < 16 && row_bytes >= shift16_min_row_bytes) {
     p.row_bytes = row_bytes;
     p.rows = rows;
-    // The input's bytes (strides are >= 0): the 16-byte loads may cover other rows' bytes, never others.
-    std::uint64_t in_span = row_bytes;
-    for (int i = 0; i < g.batch_rank; ++i)
-      in_span += static_cast<std::uint64_t>(g.batch_extent[i] - 1) * static_cast<std::uint64_t>(p.batch.in_stride[i]);
+    // The input's bytes: the 16-byte loads may cover other rows' bytes, never others.
     p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
-    p.in_hi = p.in_lo + in_span;
+    p.in_hi = p.in_lo + input_span_bytes(g);
     const std::uint64_t chunks = (row_bytes + 30) / 16;  // of the output grid, worst phase
     const bool per_row = chunks > rows_flat_max_chunks;
     // Per row: warps over (row, segment), a segment the whole row when there are rows enough for 16 warps an

@@ -28,6 +28,7 @@
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/skinny16.hpp"
 #include "plan/box.hpp"
+#include "plan/span.hpp"
 
 namespace xpose::detail {
 
@@ -292,12 +293,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
 
-  std::uint64_t in_span = static_cast<std::uint64_t>(g.cols * unit);
-  for (int k = 0; k < g.row_rank; ++k) in_span += static_cast<std::uint64_t>((g.row_extent[k] - 1) * p.row_map.stride[k]);
-  for (int i = 0; i < g.batch_rank; ++i)
-    in_span += static_cast<std::uint64_t>((g.batch_extent[i] - 1) * p.batch.in_stride[i]);
   p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
-  p.in_hi = p.in_lo + in_span;
+  p.in_hi = p.in_lo + input_span_bytes(g);
   const std::uint64_t piece = std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4);
 
   // Packed batches of matrices (batch stride = matrix bytes on both sides).
