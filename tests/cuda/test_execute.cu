@@ -284,19 +284,28 @@ TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
       }
   check(problem{{2, 1025, 1027}, {0, 2, 1}, 4, {}, {}}, 4, 0);
   // 1- and 2-byte units with enough tiles for shift16 (the r, c above are few enough for words' tiles); u8
-  // takes shift16's one-wave build (dispatch/transpose2d.cu) at these sizes.
+  // takes shift8 at these sizes (dispatch/transpose2d.cu), or vec8 when everything is 8-byte aligned.
   for (std::int64_t e : {1, 2})
     for (std::size_t in_shift : {0, 3, 8, 13})
-      for (std::size_t out_shift : {0, 5, 12}) {
+      for (std::size_t out_shift : {0, 5, 8, 12}) {
         check(problem{{1031, 1100}, {1, 0}, e, {}, {}}, in_shift, out_shift);
         check(problem{{1100, 1031}, {1, 0}, e, {1037, 1}, {1103, 1}}, in_shift, out_shift);
+        check(problem{{1100, 1031}, {1, 0}, e, {1040, 1}, {1104, 1}}, in_shift, out_shift);  // 8- and 16-byte pitches
       }
+  // u8 with 16-byte aligned output rows (shift16's one-wave build), and a misaligned matrix over 48 MiB
+  // (shift16's default build; smaller ones take shift8).
+  for (std::size_t in_shift : {1, 7, 8}) check(problem{{1100, 1031}, {1, 0}, 1, {1033, 1}, {1104, 1}}, in_shift, 0);
+  check(problem{{8191, 8193}, {1, 0}, 1, {}, {}}, 3, 5);
   // Compound sides on misaligned data (N-d permutations with short fastest axes).
   for (std::int64_t e : {1, 2, 4, 8})
     for (std::size_t shift : {0, 3, 9}) {
       check(problem{{7, 45, 3, 41}, {2, 3, 0, 1}, e, {}, {}}, shift, 16 - shift);
       check(problem{{5, 3, 77, 9}, {3, 1, 2, 0}, e, {}, {}}, 0, shift);
     }
+  // u8 compound sides large enough for vec8 / shift8 tiles (500[250*2] x 496[248*2], batches of 5), every
+  // 8-byte phase of the input and a few of the output.
+  for (std::size_t in_shift : {0, 1, 4, 8})
+    for (std::size_t out_shift : {0, 3, 8}) check(problem{{5, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}}, in_shift, out_shift);
 }
 
 TEST(Permute, NdProblemsThatReduceToRowsCopyOrBatchedTranspose) {

@@ -7,6 +7,8 @@
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
+//   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8;
+//   otherwise matrices under 48 MiB whose output is not 16-byte aligned           -> shift8
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
@@ -117,6 +119,19 @@ status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cu
     case 16: return launch_tiles16<16, Shift>(p, compound, stream, sm_count);
     default: return status(status_code::internal, "vec16/shift16: unit is not 1, 2, 4, 8 or 16 bytes");
   }
+}
+
+// vec8 / shift8 (1- and 2-byte units): vec16 / shift16's micro-tiles with 8-byte chunks.
+template <int UnitBytes, bool Shift>
+status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
+  using S = tile8_shape<UnitBytes>;
+  set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
+  const unsigned grid = grid_for(p.tiles_total);
+  if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true><<<grid, S::threads, 0, stream>>>(p);
+  else transpose2d_tile8_kernel<UnitBytes, Shift, false><<<grid, S::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
+    return cuda_failure(e, Shift ? "transpose2d_shift8 launch" : "transpose2d_vec8 launch");
+  return status::ok();
 }
 
 template <int WordBytes>
@@ -272,11 +287,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   p.batch.rank = g.batch_rank;
   std::uint64_t align_bits = reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out) |
                              static_cast<std::uint64_t>(p.in_ld) | static_cast<std::uint64_t>(p.out_ld);
+  // The output side alone (shift8's choice): pointer, output pitch, batch and column output strides.
+  std::uint64_t out_align_bits = reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(p.out_ld);
   for (int i = 0; i < g.batch_rank; ++i) {
     p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
     p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
     p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
     align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
+    out_align_bits |= static_cast<std::uint64_t>(p.batch.out_stride[i]);
   }
   p.row_map.rank = g.row_rank;
   for (int k = 0; k < g.row_rank; ++k) {
@@ -289,6 +307,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     p.col_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.col_extent[k]));
     p.col_map.stride[k] = g.col_out_stride[k] * wb;
     align_bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
+    out_align_bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
   }
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
@@ -374,14 +393,29 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                      make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count)) &&
                      box_fits(box, dev))
     return launch_box(box, d_in, d_out, stream, dev);
-  // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
-  if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);
   // Small misaligned problems of 1-byte units: shift16's 128 x 128-byte tiles (64 threads, each a long chain
   // of realignment steps) leave most SMs idle; words' 64 x 64 tiles (256 threads) give four times as many.
   // H100, u8 100 x 300 (3 shift16 tiles): 10.7 us -> 6.7 us. Aligned vec16 tiles keep their lead (u8
   // 1024^2: 5.7 us vs 8.5 us as words; fp16 8 x 32 x 784: 4.9 vs 12.9 us).
   const bool few_tiles16 =
       unit == 1 && ceil_div(g.rows, 128) * ceil_div(g.cols, 128) * g.batch_count() * 2 < dev.sm_count;
+  // 1-byte units: vec8 / shift8 (8-byte chunks, a third of vec16's registers a thread, ~2.5x the warps an SM).
+  // H100, same call, vec16 -> vec8: u8 8192^2 0.922 -> 0.940, 32768 x 4096 0.926 -> 0.936, 256 x 624 x 480
+  // 0.758 -> 0.780, NCHW -> NHWC 64x1024x56x56 0.960 -> 0.972 (8-byte aligned pitches that are not 16-byte
+  // aligned left shift16 too). shift16 -> shift8 on misaligned matrices under shift8_max_matrix_bytes: 4097 x
+  // 3001 0.753 -> 0.860, 6001 x 4097 0.687 -> 0.751, 16383 x 2049 0.700 -> 0.740, batches 228 x 620 x 475
+  // 0.472 -> 0.747, 64 x 1001 x 1003 0.614 -> 0.794, N-d 500[250*2] x 496[248*2] x 2164 0.405 -> 0.578; larger
+  // matrices lost (8191 x 8193 0.698 -> 0.642, 7919 x 7907, 12007 x 5003, 32767 x 2047, 1001 x 65537: -0.03
+  // to -0.06), as did a batch whose output rows are 16-byte aligned (2336 x 478 x 481 with 1123616-byte
+  // output pitch: 0.704 -> 0.609; ph = 0 there, so shift16 pays for the realignment on one side only).
+  if (unit == 1 && vec16_tiles_filled(g.rows, g.cols, unit)) {
+    if (align % 8 == 0) return launch_tiles8<1, false>(p, compound, stream);
+    const bool out_aligned16 = out_align_bits % 16 == 0;
+    if (!few_tiles16 && !out_aligned16 && matrix_bytes < shift8_max_matrix_bytes)
+      return launch_tiles8<1, true>(p, compound, stream);
+  }
+  // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
+  if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
   // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte

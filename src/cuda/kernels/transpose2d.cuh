@@ -17,6 +17,11 @@
 //   (a shuffle from the next lane + funnel shifts), and output rows are written on the output's 16-byte grid,
 //   split between tiles that overlap by one micro-tile (see the kernel). grid: 1-D over tiles.
 //
+// * vec8 / shift8<UnitBytes> (1-byte units are dispatched): vec16 / shift16 with 8-byte chunks. A thread's
+//   micro-tile is 8 rows of 8 bytes instead of 16 of 16: ~50 registers instead of ~160, so an SM runs 32
+//   warps instead of 12 to hide the transposes' and realignments' dependent instructions. vec8 needs only
+//   8-byte alignment; shift8 realigns on the 8-byte grid (one word select and two funnel shifts a chunk).
+//
 // * words<WordBytes, SingleWordUnits>: any alignment, units of K words (K = unit_words, e.g. 3 for RGB8).
 //   Classic staging: coalesced word loads (several in flight per thread) into a padded shared tile,
 //   coalesced word stores out. The tile is a rectangle chosen per problem (tuning/transpose2d.hpp): square
@@ -855,6 +860,260 @@ template <int UnitBytes, int MinBlocks, class Policy = transpose2d_shift16_polic
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads, MinBlocks)
     transpose2d_shift16_wave_kernel(const transpose2d_params p) {
   shift16_tiles<UnitBytes, false, Policy>(p);
+}
+
+// ---- vec8 / shift8 ----------------------------------------------------------------------------------------
+
+/// vec8 / shift8 shape: vec16 / shift16 with 8-byte chunks, for 1- and 2-byte units. A micro-tile is V = 8 /
+/// UnitBytes rows of one 8-byte chunk (64 bytes a thread instead of 256), so a thread needs about a third of
+/// the registers and an SM holds ~2.7x the warps to hide the realignment's dependent instructions.
+template <int UnitBytes, class Policy = transpose2d_tile8_policy<UnitBytes>>
+struct tile8_shape {
+  static constexpr int V = 8 / UnitBytes;     // units per 8-byte chunk
+  static constexpr int MR = Policy::mr;       // chunks per output row segment (micro-tiles along r)
+  static constexpr int MC = Policy::mc;       // chunks per input row segment (micro-tiles along c)
+  static constexpr int threads = MR * MC;     // one micro-tile a thread
+  static constexpr int tile_rows = V * MR, tile_cols = V * MC;
+  static_assert(MR >= 16 && (MR & (MR - 1)) == 0 && MC >= 16 && MC <= 32 && MR <= 32,
+                "swizzle needs >= 16 power-of-two chunks a row; a row's lanes share a warp");
+};
+
+/// Register transpose of a V x V micro-tile, V = 8 / UnitBytes: in[i] = input row i (2 words), out[k] = output
+/// row k. The 4 x 4 byte (2 x 2 half) blocks of transpose_micro.
+template <int UnitBytes>
+__device__ __forceinline__ void transpose_micro8(const std::uint32_t (&in)[8 / UnitBytes][2],
+                                                 std::uint32_t (&out)[8 / UnitBytes][2]) {
+  if constexpr (UnitBytes == 2) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+#pragma unroll
+      for (int p = 0; p < 2; ++p)
+        out[k][p] = __byte_perm(in[2 * p][k / 2], in[2 * p + 1][k / 2], (k % 2) ? 0x7632 : 0x5410);
+  } else {
+    static_assert(UnitBytes == 1);
+#pragma unroll
+    for (int p = 0; p < 2; ++p)
+#pragma unroll
+      for (int j = 0; j < 2; ++j) {
+        const std::uint32_t ab_lo = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x5140);
+        const std::uint32_t ab_hi = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x7362);
+        const std::uint32_t cd_lo = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x5140);
+        const std::uint32_t cd_hi = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x7362);
+        out[4 * j + 0][p] = __byte_perm(ab_lo, cd_lo, 0x5410);
+        out[4 * j + 1][p] = __byte_perm(ab_lo, cd_lo, 0x7632);
+        out[4 * j + 2][p] = __byte_perm(ab_hi, cd_hi, 0x5410);
+        out[4 * j + 3][p] = __byte_perm(ab_hi, cd_hi, 0x7632);
+      }
+  }
+}
+
+/// Bytes [s, s + 8) of the 16 bytes lo:hi (lo's first), s in [0, 8): a word select, then funnel shifts.
+__device__ __forceinline__ void realign8(const std::uint32_t (&lo)[2], const std::uint32_t (&hi)[2], unsigned s,
+                                         std::uint32_t (&out)[2]) {
+  const bool odd = (s & 4) != 0;
+  const std::uint32_t a0 = odd ? lo[1] : lo[0], a1 = odd ? hi[0] : lo[1], a2 = odd ? hi[1] : hi[0];
+  const unsigned sh = 8 * (s & 3);
+  out[0] = __funnelshift_r(a0, a1, sh);
+  out[1] = __funnelshift_r(a1, a2, sh);
+}
+
+/// The 8 bytes at the 8-byte aligned address `chunk`, those outside [lo, hi) read as 0.
+__device__ __forceinline__ uint2 load_chunk8(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
+  if (chunk >= lo && chunk + 8 <= hi) return __ldg(reinterpret_cast<const uint2*>(chunk));
+  std::uint32_t w[2] = {0, 0};
+  for (int b = 0; b < 8; ++b)
+    if (chunk + b >= lo && chunk + b < hi)
+      w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
+  return make_uint2(w[0], w[1]);
+}
+
+/// Stores bytes [lo, hi) of the 8 bytes `w` at the 8-byte aligned address `chunk` (0 <= lo < hi <= 8) as
+/// naturally aligned stores of 1, 2, 4 bytes, or one 8-byte store when the range is whole.
+__device__ __forceinline__ void store_byte_range8(std::uint64_t chunk, unsigned lo, unsigned hi,
+                                                  const std::uint32_t (&w)[2]) {
+  if (lo == 0 && hi == 8) {
+    *reinterpret_cast<uint2*>(chunk) = make_uint2(w[0], w[1]);
+    return;
+  }
+  const std::uint64_t d = (std::uint64_t{w[1]} << 32) | w[0];
+  auto put = [&](unsigned b, unsigned n) {
+    const std::uint64_t x = d >> (8 * b);
+    if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + b) = static_cast<std::uint8_t>(x);
+    if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + b) = static_cast<std::uint16_t>(x);
+    if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + b) = static_cast<std::uint32_t>(x);
+  };
+#pragma unroll
+  for (unsigned n = 1; n <= 4; n *= 2)
+    if ((lo & n) != 0 && lo + n <= hi) {
+      put(lo, n);
+      lo += n;
+    }
+#pragma unroll
+  for (unsigned n = 4; n >= 1; n /= 2)
+    if (lo + n <= hi) {
+      put(lo, n);
+      lo += n;
+    }
+}
+
+/// Shared tile of vec8 / shift8: tile_cols output rows of MR 8-byte chunks; chunk q of output row c at
+/// q ^ ((c / V) & 15): the 16 lanes of a half-warp (one 8-byte wavefront) hit 16 distinct bank pairs both when
+/// storing micro-tiles (16 consecutive c / V) and when reading a row (16 consecutive q).
+template <int V, int MR>
+__device__ __forceinline__ int swizzle8(int c, int q) {
+  return c * MR + (q ^ ((c / V) & 15));
+}
+
+/// vec8 (Shift = false: base pointers, pitches and batch strides 8-byte aligned) and shift8 (any alignment) —
+/// vec16 / shift16's three steps with 8-byte chunks (see shift16_tiles for the realignment and the output
+/// windows; here on the 8-byte grid, tiles overlapping by one micro-tile each way).
+template <int UnitBytes, bool Shift, bool Compound, class Policy = transpose2d_tile8_policy<UnitBytes>>
+__global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Policy::min_blocks)
+    transpose2d_tile8_kernel(const transpose2d_params p) {
+  using S = tile8_shape<UnitBytes, Policy>;
+  constexpr int V = S::V, MR = S::MR, MC = S::MC;
+  constexpr int step_rows = Shift ? V * (MR - 1) : S::tile_rows, step_cols = Shift ? V * (MC - 1) : S::tile_cols;
+  __shared__ uint2 tile[S::tile_cols * MR];
+  __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
+  const unsigned mi = threadIdx.x / MC, mj = threadIdx.x % MC;  // this thread's micro-tile (step 1)
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, step_rows, step_cols);
+    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off +
+                                  (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * UnitBytes;
+    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off +
+                                   (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * UnitBytes;
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const int staged_rows = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
+    const int out_rows = static_cast<int>(std::min<std::int64_t>(cols_left, step_cols));
+    const unsigned in_bytes = static_cast<unsigned>(out_rows) * UnitBytes;
+    const bool first = tc.r0 == 0, last = rows_left <= step_rows;
+    const bool full = staged_rows == S::tile_rows && out_rows == step_cols;
+    auto chunks_inside = [&](std::uint64_t a) {
+      return (a & ~std::uint64_t{7}) >= p.in_lo && ((a + in_bytes + 7) & ~std::uint64_t{7}) <= p.in_hi;
+    };
+    bool inside = true;
+    if constexpr (Compound) {
+      if (t != blockIdx.x) __syncthreads();  // the previous tile's stores are done reading side_off
+      tabulate_sides(p, tc.r0, tc.c0, S::tile_rows, S::tile_cols, side_off);
+      __syncthreads();
+      if constexpr (Shift) {
+        bool ok = true;
+        for (int i = threadIdx.x; i < staged_rows; i += S::threads) ok = ok && chunks_inside(in_tile + side_off[i]);
+        inside = __syncthreads_and(ok) != 0;
+      }
+    } else if constexpr (Shift) {
+      inside = chunks_inside(in_tile) && chunks_inside(in_tile + (staged_rows - 1) * p.in_ld);
+    }
+    auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
+    auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
+
+    // 1. global -> registers (all V loads issued first), realigned when Shift. Row i of this thread's
+    //    micro-tile is at a_i = a_0 + i in_ld (plain sides): one add a row, 32-bit offsets within the chunk.
+    std::uint32_t v[V][2];
+    {
+      uint2 x[V];
+      unsigned mis[V];
+      const std::uint64_t a0 = in_tile + row_in(mi * V);
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const int row = mi * V + i;
+        x[i] = make_uint2(0, 0);
+        mis[i] = 0;
+        if (!full && row >= staged_rows) continue;
+        const std::uint64_t a = Compound ? in_tile + side_off[row] : a0 + static_cast<std::uint64_t>(i) * p.in_ld;
+        if constexpr (Shift) {
+          mis[i] = static_cast<unsigned>(a) & 7;
+          const std::uint64_t chunk = (a & ~std::uint64_t{7}) + 8 * mj;
+          if (8 * mj < mis[i] + in_bytes)
+            x[i] = inside ? __ldg(reinterpret_cast<const uint2*>(chunk)) : load_chunk8(chunk, p.in_lo, p.in_hi);
+        } else {
+          const std::uint64_t chunk = a + 8 * mj;
+          const int n = static_cast<int>(std::min<std::int64_t>(cols_left, S::tile_cols)) - static_cast<int>(mj * V);
+          if (full || n >= V) {
+            x[i] = __ldg(reinterpret_cast<const uint2*>(chunk));
+          } else if (n > 0) {
+            std::uint32_t w[4] = {0, 0, 0, 0};
+            load_units<UnitBytes>(reinterpret_cast<const unsigned char*>(chunk), n, w);
+            x[i] = make_uint2(w[0], w[1]);
+          }
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        if constexpr (Shift) {
+          const std::uint32_t own[2] = {x[i].x, x[i].y};
+          const std::uint32_t next[2] = {__shfl_down_sync(0xffffffffu, own[0], 1, MC),
+                                         __shfl_down_sync(0xffffffffu, own[1], 1, MC)};
+          realign8(own, next, mis[i], v[i]);
+        } else {
+          v[i][0] = x[i].x;
+          v[i][1] = x[i].y;
+        }
+      }
+    }
+    __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
+
+    // 2. register transpose, 8-byte stores in output orientation.
+    {
+      std::uint32_t w[V][2];
+      transpose_micro8<UnitBytes>(v, w);
+#pragma unroll
+      for (int k = 0; k < V; ++k) tile[swizzle8<V, MR>(mj * V + k, mi)] = make_uint2(w[k][0], w[k][1]);
+    }
+    __syncthreads();
+
+    // 3. shared -> global along output rows (shift8: on the output's 8-byte grid, as shift16 on its 16-byte
+    //    one). Lane q of a row is fixed; its rows are c_j = c_0 + j MC, at o_j = o_0 + j MC out_ld (plain
+    //    sides), so the row's phase on the 8-byte grid (o_j & 7) is the same for every j.
+    const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, S::tile_rows + V)) * UnitBytes;
+    const unsigned q = threadIdx.x % MR, c_0 = threadIdx.x / MR;
+    constexpr unsigned c_step = S::threads / MR;
+    static_assert(c_step % V == 0 && c_step % 8 == 0, "rows c_j keep their swizzle key step and grid phase");
+    const std::uint64_t o_0 = out_tile + col_out(static_cast<int>(c_0));
+    const std::uint64_t o_step = Compound ? 0 : c_step * static_cast<std::uint64_t>(p.out_ld);
+    const int rows_in_tile = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
+    const int cols_in_tile = static_cast<int>(std::min<std::int64_t>(cols_left, S::tile_cols));
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const unsigned c = c_0 + j * c_step;
+      const uint2 val2 = tile[c * MR + (q ^ ((c / V) & 15))];
+      const std::uint64_t o = Compound ? out_tile + side_off[S::tile_rows + c] : o_0 + j * o_step;
+      if constexpr (Shift) {
+        const std::uint32_t val[2] = {val2.x, val2.y};
+        const std::uint32_t next[2] = {__shfl_sync(0xffffffffu, val[0], (q + 1) % MR, MR),
+                                       __shfl_sync(0xffffffffu, val[1], (q + 1) % MR, MR)};
+        if (static_cast<int>(c) >= out_rows) continue;
+        const unsigned ph = static_cast<unsigned>(Compound ? o : o_0) & 7, sh = (8 - ph) & 7;
+        std::uint32_t w[2];
+        realign8(val, next, sh, w);
+        const std::uint64_t grid0 = o - ph;  // the row's grid chunk 0
+        if (full && !first && !last) {
+          if (q != MR - 1) *reinterpret_cast<uint2*>(grid0 + 8 * q + (ph != 0 ? 8 : 0)) = make_uint2(w[0], w[1]);
+        } else {
+          const int g = q == MR - 1 ? (ph != 0 ? 0 : MR - 1) : static_cast<int>(q) + (ph != 0);
+          const int lo_byte = 8 * g - static_cast<int>(ph);
+          const int b0 = first ? 0 : static_cast<int>(std::min(sh, row_rem));
+          const int b1 = last ? static_cast<int>(row_rem) : static_cast<int>(std::min(sh + 8 * (MR - 1), row_rem));
+          const int lo = std::max(b0 - lo_byte, 0), hi = std::min(b1 - lo_byte, 8);
+          if (lo < hi) store_byte_range8(grid0 + 8 * g, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
+        }
+      } else {
+        unsigned char* dst = reinterpret_cast<unsigned char*>(o) + q * 8;
+        if (full) {
+          *reinterpret_cast<uint2*>(dst) = val2;
+        } else if (static_cast<int>(c) < cols_in_tile) {
+          const int n = rows_in_tile - static_cast<int>(q * V);
+          if (n >= V) {
+            *reinterpret_cast<uint2*>(dst) = val2;
+          } else if (n > 0) {
+            const std::uint32_t w[4] = {val2.x, val2.y, 0, 0};
+            store_units<UnitBytes>(dst, n, w);
+          }
+        }
+      }
+    }
+  }
 }
 
 // ---- batched_flat -----------------------------------------------------------------------------------------

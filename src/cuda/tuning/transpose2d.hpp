@@ -59,6 +59,21 @@ struct transpose2d_shift16_policy<8> {
   static constexpr int mr = 16, mc = 16, per_thread = 1;
 };
 
+/// vec8 / shift8 path (kernels/transpose2d.cuh): 8-byte chunks, MR x MC micro-tiles of V = 8 / UnitBytes rows,
+/// one a thread: 256 threads, 128 x 128 bytes for 1-byte units (the only ones dispatched: fp16 measured
+/// 0.967 -> 0.935 on 8192^2 and worse on misaligned shapes, its vec16 / shift16 already hold 37-50 % occupancy).
+/// min_blocks 4 caps a thread at 64 registers (the 1-byte build takes 48-63, no spill): with no minimum, ptxas
+/// took more and u8 8192^2 ran 0.839 instead of 0.941; 5 blocks (48 registers) gained on small batched
+/// matrices (228 x 620 x 475: 0.747 -> 0.788) and lost on the rest (4097 x 6001 0.727 -> 0.715, N-d r4 n9
+/// 0.647 -> 0.599), 6 (40 registers) spilled and lost everywhere.
+template <int UnitBytes>
+struct transpose2d_tile8_policy {
+  static constexpr int mr = 16, mc = 16, min_blocks = 4;
+};
+/// shift8 takes misaligned 1-byte matrices smaller than this (see dispatch/transpose2d.cu); larger ones stay
+/// on shift16 (H100: 33 MB matrices gained, 60-67 MB ones lost 0.03-0.06).
+inline constexpr long long shift8_max_matrix_bytes = 48ll << 20;
+
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
 ///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
