@@ -26,9 +26,9 @@ std::int64_t run_length(const std::array<box_axis, 2 * max_canonical_rank>& axis
 }  // namespace
 
 bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume) {
-  max_volume = std::clamp<std::int64_t>(max_volume, 2, box_max_volume);
   if (g.algo != algorithm::transpose2d) return false;
   const std::int64_t unit = g.elem_words * g.word_bytes, wb = g.word_bytes;
+  max_volume = std::clamp<std::int64_t>(max_volume, 2, box_volume_limit(unit));
   if (unit != 1 && unit != 2 && unit != 4 && unit != 8 && unit != 16) return false;
   if (std::min(g.rows, g.cols) * unit >= box_short_side_bytes) return false;
   b = box_plan{};

@@ -38,6 +38,14 @@ struct box_plan {
 /// boxes of 204 elements, 0.611 of memcpy on the H100; with 32 KiB the next input axis (7) joins: 1428
 /// elements, 0.889. 64 KiB measured the same on the N-d suite's fp64 and c128 rows, so the smaller stays.
 inline constexpr std::int64_t box_max_volume = 4096;
+/// 1-byte units (box16: 2 bytes of tables an element instead of 10): up to this many elements, so that runs
+/// blocked at 80 bytes by the 4096 cap grow past 128 (u8 30x24x42x220x2x40 axes 2,3,1,4,5,0: tiles of 30 x 80
+/// bytes; 30 x 80 x 3 bytes a box).
+inline constexpr std::int64_t box16_max_volume = 8192;
+/// The most elements a box of `unit_bytes` units may hold.
+inline constexpr std::int64_t box_volume_limit(std::int64_t unit_bytes) {
+  return unit_bytes == 1 ? box16_max_volume : box_max_volume;
+}
 inline constexpr std::int64_t box_max_bytes = 32768;
 /// A box that takes only part of the tile's long side must hold at least this many elements.
 inline constexpr std::int64_t box_min_split_volume = 1024;
@@ -46,15 +54,15 @@ inline constexpr std::int64_t box_min_split_volume = 1024;
 inline constexpr std::int64_t box_short_side_bytes = 128;
 
 /// A box for `g` (transpose2d) when one beats its tiles: true and `b` filled, else false. `max_volume`
-/// (<= box_max_volume) caps the elements a box; the GPU dispatch lowers it for small problems so that
+/// (<= box_volume_limit(unit)) caps the elements a box; the GPU dispatch lowers it for small problems so that
 /// there are boxes for every SM (box_volume_cap), and a split box then needs only that many elements.
 bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume = box_max_volume);
 
 /// The box volume for a problem of `units` elements on `sm_count` SMs: box_max_volume, or for small
 /// problems the largest power of two giving >= 2 boxes an SM, at least box_min_volume_cap.
 inline constexpr std::int64_t box_min_volume_cap = 256;
-inline std::int64_t box_volume_cap(std::int64_t units, int sm_count) {
-  std::int64_t cap = box_max_volume;
+inline std::int64_t box_volume_cap(std::int64_t units, int sm_count, std::int64_t limit = box_max_volume) {
+  std::int64_t cap = limit;
   while (cap > box_min_volume_cap && units / cap < 2 * static_cast<std::int64_t>(sm_count)) cap /= 2;
   return cap;
 }

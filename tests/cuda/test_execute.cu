@@ -439,6 +439,16 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
       check(problem{shape, axes, e, {}, {}});
       check(problem{shape, axes, e, {}, {}}, shift, 16 - shift % 16);
     }
+  // 1-byte units take box16 (2-byte units box_kernel): every input run realigned from whole 16-byte chunks,
+  // every output run stored on the output's 16-byte grid, boxes staged in groups. Several phases of both, and a
+  // problem whose boxes (30 x 80 x 3 units) only fit box16's larger limit.
+  for (std::int64_t e : {1, 2})
+    for (std::size_t in_shift : {1, 3, 7, 8, 13})
+      for (std::size_t out_shift : {0, 2, 11}) {
+        check(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, e, {}, {}}, in_shift * e, out_shift * e);
+        check(problem{{6, 4, 7, 11, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, in_shift * e, out_shift * e);
+      }
+  for (std::int64_t e : {1, 2}) check(problem{{30, 4, 6, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, 3 * e, 5 * e);
   // A padded input view (strides with gaps) through a box.
   std::vector<std::int64_t> strides(5);
   const std::vector<std::int64_t> shape = {7, 9, 85, 5, 44};

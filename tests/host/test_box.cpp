@@ -30,19 +30,42 @@ std::string box_byte_map_error(const problem& p, const xpose::plan& plan, const 
   return got == expected ? "" : "the boxes' output differs from the reference";
 }
 
-void expect_box_matches_reference(const problem& p, std::int64_t min_volume) {
-  SCOPED_TRACE(::testing::Message() << "problem: " << p);
+void expect_box_matches_reference(const problem& p, std::int64_t min_volume,
+                                  std::int64_t cap = xpose::detail::box_max_volume) {
+  SCOPED_TRACE(::testing::Message() << "problem: " << p << " cap " << cap);
   auto plan = xpose::make_plan(p);
   ASSERT_TRUE(plan) << plan.error();
   xpose::detail::box_plan b;
-  ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b)) << *plan;
+  ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b, cap)) << *plan;
   EXPECT_GE(b.volume, min_volume);
-  EXPECT_LE(b.volume, xpose::detail::box_max_volume);
+  EXPECT_LE(b.volume, cap);
+  EXPECT_LE(b.volume, xpose::detail::box_volume_limit(p.elem_bytes));
   EXPECT_LE(b.volume * b.unit_bytes, xpose::detail::box_max_bytes);
   // Input-order axes ascend in input stride; out_order ascends in output stride.
   for (int k = 1; k < b.rank; ++k) EXPECT_LT(b.axis[k - 1].in_stride, b.axis[k].in_stride);
   for (int k = 1; k < b.rank; ++k) EXPECT_LT(b.axis[b.out_order[k - 1]].out_stride, b.axis[b.out_order[k]].out_stride);
   EXPECT_EQ(box_byte_map_error(p, *plan, b, xpose::test::test_seed(20261124)), "");
+}
+
+TEST(Box, OneByteUnitsTakeLargerBoxesWithLongerRuns) {
+  // Tiles of 30 x 80 units: with 4096 units a box the input runs stay 80 units, which for bytes is under the
+  // 128 bytes a box needs; box16's limit (8192) takes 3 of the next axis (runs of 240 / 2400 bytes). 2-byte
+  // units keep the 4096 limit: their 30 x 80 box has runs of 160 bytes.
+  const problem u8{{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, 1, {}, {}};
+  auto plan = xpose::make_plan(u8);
+  ASSERT_TRUE(plan) << plan.error();
+  xpose::detail::box_plan b;
+  EXPECT_FALSE(xpose::detail::make_box(plan->geometry(), b, xpose::detail::box_max_volume)) << *plan;
+  EXPECT_EQ(xpose::detail::box_volume_limit(1), xpose::detail::box16_max_volume);
+  EXPECT_EQ(xpose::detail::box_volume_limit(4), xpose::detail::box_max_volume);
+  EXPECT_EQ(xpose::detail::box_volume_limit(2), xpose::detail::box_max_volume);
+  for (std::int64_t e : {1, 2}) {
+    const problem p{{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}};
+    expect_box_matches_reference(p, e == 1 ? 7200 : 2400, xpose::detail::box_volume_limit(e));
+  }
+  // The N-d suite's worst case grows past its 1428 units for bytes.
+  expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, 1, {}, {}}, 1428,
+                               xpose::detail::box16_max_volume);
 }
 
 TEST(Box, BlockedFastestAxesTakeBoxesThatMoveEveryByteOnce) {
@@ -116,7 +139,7 @@ TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
     ASSERT_TRUE(plan) << p;
     xpose::detail::box_plan b;
     // Every cap the GPU dispatch may pass (box_volume_cap), so that small boxes are simulated too.
-    const std::int64_t cap = xpose::detail::box_max_volume >> (rng() % 5);
+    const std::int64_t cap = xpose::detail::box_volume_limit(p.elem_bytes) >> (rng() % 5);
     if (!xpose::detail::make_box(plan->geometry(), b, cap)) continue;
     EXPECT_LE(b.volume, cap);
     ++boxed;

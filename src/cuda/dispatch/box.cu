@@ -69,16 +69,36 @@ int access_bytes(const box_plan& b, bool input, std::uintptr_t base) {
   return w;
 }
 
-}  // namespace
-
-bool box_fits(const box_plan& b, const device_info& dev) {
-  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes)) <= dev.smem_optin;
+// box16's shared-memory layout for a box of 1- or 2-byte units.
+box16_layout box16_layout_of(const box_plan& b, unsigned group) {
+  const auto V = static_cast<unsigned>(b.volume), U = static_cast<unsigned>(b.unit_bytes);
+  const auto in_run = static_cast<unsigned>(b.in_run), out_run = static_cast<unsigned>(b.out_run);
+  return make_box16_layout(V, U, V / in_run, (in_run * U + 15) / 16, V / out_run, group);
 }
 
-status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev) {
-  if (b.rank > box_max_rank || b.batch_rank > box_max_rank || b.volume > box_table_entries ||
-      b.volume * b.unit_bytes > box_data_bytes)
-    return status(status_code::internal, "box: larger than the kernel's tables");
+// Boxes box16 stages together: enough that each phase has >= 2 items a thread (a box of 1428 bytes has 90
+// input chunks for 256 threads), at most box16_max_group, within box16_group_smem.
+unsigned box16_group(const box_plan& b) {
+  const std::int64_t U = b.unit_bytes;
+  const std::int64_t in_items = b.volume / b.in_run * ((b.in_run * U + 15) / 16);
+  const std::int64_t out_items = b.volume / b.out_run * ((b.out_run * U + 30) / 16);
+  const std::int64_t fewest = std::min(in_items, out_items);
+  std::int64_t g = std::clamp<std::int64_t>((2 * box_policy::threads + fewest - 1) / fewest, 1, box16_max_group);
+  std::int64_t boxes = 1;
+  for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
+  g = std::min<std::int64_t>(g, std::max<std::int64_t>(1, boxes));
+  while (g > 1 && box16_layout_of(b, static_cast<unsigned>(g)).bytes > box16_group_smem) --g;
+  return static_cast<unsigned>(g);
+}
+
+// 1-byte units. H100, N-d suite, same call, box_kernel -> box16: u8 7x3x2x436x41x7x2x51 0.320 -> 0.473,
+// 3x1472x7x3x214x3x3x3 0.375 -> 0.471 (and 30x24x42x220x2x40, no box before: 0.168 -> 0.490); the same
+// problems in fp16 lost a little (0.623 -> 0.592, 0.610 -> 0.572, 0.532 -> 0.511): box_kernel's 4- and 8-byte
+// accesses there already fill sectors, box16's extra staging pass is then a cost.
+bool box16_applies(const box_plan& b) { return b.unit_bytes == 1 && b.volume < 65536; }
+
+// Fills the parameters both box kernels read: axes, volume, batch.
+box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
   box_params p{};
   p.in = static_cast<const unsigned char*>(d_in);
   p.out = static_cast<unsigned char*>(d_out);
@@ -98,11 +118,69 @@ status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t
     p.batch.out_stride[i] = b.batch[i].out_stride;
     p.boxes *= b.batch[i].extent;
   }
-  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes));
-  // As many blocks as fit an SM at once (shared memory or threads), each looping over boxes.
+  return p;
+}
+
+// As many blocks as fit an SM at once (shared memory or threads), each looping over boxes.
+unsigned box_grid(std::int64_t boxes, int smem, const device_info& dev) {
   const std::int64_t per_sm = std::max(1, std::min(box_policy::max_blocks_per_sm, box_policy::smem_per_sm / (smem + 1024)));
   const std::int64_t cap = static_cast<std::int64_t>(std::max(dev.sm_count, 1)) * per_sm;
-  const auto grid = static_cast<unsigned>(std::max<std::int64_t>(1, std::min(p.boxes, cap)));
+  return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(boxes, cap)));
+}
+
+status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
+                    const device_info& dev) {
+  if (b.rank > box_max_rank || b.batch_rank > box_max_rank || !box16_applies(b))
+    return status(status_code::internal, "box16: larger than the kernel's tables");
+  box_params p = box_params_of(b, d_in, d_out);
+  const unsigned group = box16_group(b);
+  const box16_layout l = box16_layout_of(b, group);
+  p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
+  p.in_hi = p.in_lo + static_cast<std::uint64_t>(in_span);
+  p.in_run = static_cast<unsigned>(b.in_run);
+  p.out_run = static_cast<unsigned>(b.out_run);
+  p.in_chunks = static_cast<unsigned>((b.in_run * b.unit_bytes + 15) / 16);
+  p.out_chunks = static_cast<unsigned>((b.out_run * b.unit_bytes + 15 + 15) / 16);
+  p.group = group;
+  p.in_items = static_cast<unsigned>(b.volume / b.in_run) * p.in_chunks;
+  p.out_items = static_cast<unsigned>(b.volume / b.out_run) * p.out_chunks;
+  p.words = static_cast<unsigned>((b.volume * b.unit_bytes + 3) / 4);
+  p.in_chunks_div = div32(p.in_chunks);
+  p.out_chunks_div = div32(p.out_chunks);
+  p.in_items_div = div32(p.in_items);
+  p.out_items_div = div32(p.out_items);
+  p.words_div = div32(p.words);
+  const int smem = static_cast<int>(l.bytes);
+  const unsigned grid = box_grid((p.boxes + group - 1) / group, smem, dev);
+  if (b.unit_bytes == 1) {
+    if (status s = allow_dynamic_smem(box16_kernel<1>, smem, "box16 shared-memory opt-in"); !s) return s;
+    box16_kernel<1><<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p, l);
+  } else {
+    return status(status_code::internal, "box16: only 1-byte units");
+  }
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box16 launch");
+  return status::ok();
+}
+
+}  // namespace
+
+bool box_fits(const box_plan& b, const device_info& dev) {
+  if (box16_applies(b)) {
+    const box16_layout l = box16_layout_of(b, box16_group(b));
+    return l.bytes <= static_cast<unsigned>(dev.smem_optin) && l.stage_in_box < 65536;  // src is 16-bit
+  }
+  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes)) <= dev.smem_optin;
+}
+
+status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
+                  const device_info& dev) {
+  if (box16_applies(b)) return launch_box16(b, d_in, d_out, in_span, stream, dev);
+  if (b.rank > box_max_rank || b.batch_rank > box_max_rank || b.volume > box_table_entries ||
+      b.volume * b.unit_bytes > box_data_bytes)
+    return status(status_code::internal, "box: larger than the kernel's tables");
+  box_params p = box_params_of(b, d_in, d_out);
+  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes));
+  const unsigned grid = box_grid(p.boxes, smem, dev);
   const int lw = access_bytes(b, true, reinterpret_cast<std::uintptr_t>(d_in));
   const int sw = access_bytes(b, false, reinterpret_cast<std::uintptr_t>(d_out));
   switch (b.unit_bytes) {

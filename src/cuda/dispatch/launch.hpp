@@ -66,7 +66,10 @@ status launch_skinny16_flat(transpose2d_params p, std::int64_t unit_bytes, std::
 
 struct box_plan;
 /// box (dispatch/box.cu): a box plan from make_box (plan/box.hpp).
-status launch_box(const box_plan& b, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev);
+/// 1-byte units take box16 (16-byte aligned accesses whatever the runs' alignment; its loads stay inside
+/// the `in_span` bytes from d_in).
+status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
+                  const device_info& dev);
 /// Whether a box's shared memory (offset tables and data, up to ~72 KiB for 32 KiB boxes) fits the device's
 /// opt-in limit (227 KiB on Hopper and Ampere A100, 64 KiB on Turing); the dispatcher takes tiles otherwise.
 bool box_fits(const box_plan& b, const device_info& dev);

@@ -390,9 +390,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // several axes with longer runs, when one exists (plan/box.hpp).
   if (box_plan box; ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
                      static_cast<std::uintptr_t>(unit)) == 0 &&
-                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count)) &&
+                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count, box_volume_limit(unit))) &&
                      box_fits(box, dev))
-    return launch_box(box, d_in, d_out, stream, dev);
+    return launch_box(box, d_in, d_out, input_span_bytes(g), stream, dev);
   // Small misaligned problems of 1-byte units: shift16's 128 x 128-byte tiles (64 threads, each a long chain
   // of realignment steps) leave most SMs idle; words' 64 x 64 tiles (256 threads) give four times as many.
   // H100, u8 100 x 300 (3 shift16 tiles): 10.7 us -> 6.7 us. Aligned vec16 tiles keep their lead (u8

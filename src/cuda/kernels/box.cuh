@@ -17,6 +17,14 @@
 namespace xpose::detail {
 
 inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axes split off them
+
+/// n / d for n, d < 2^16 (n d < 2^32) by a multiply-high: m = ceil(2^32 / d) (Granlund & Montgomery).
+struct div32 {
+  std::uint64_t m = std::uint64_t{1} << 32;
+  div32() = default;
+  explicit div32(unsigned d) : m(((std::uint64_t{1} << 32) + d - 1) / d) {}
+  __device__ __forceinline__ unsigned div(unsigned n) const { return static_cast<unsigned>((n * m) >> 32); }
+};
 inline constexpr int box_table_entries = 4096;
 inline constexpr int box_data_bytes = 32768;
 
@@ -39,7 +47,37 @@ struct box_params {
   unsigned volume = 0;
   std::int64_t boxes = 0;                      // product of the batch extents
   batch_map<box_max_rank> batch;               // box index -> byte offsets
+  // box16 only (1- and 2-byte units):
+  std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
+  unsigned in_run = 1, out_run = 1;            // elements contiguous in the input / output (b.in_run, b.out_run)
+  unsigned in_chunks = 1, out_chunks = 1;      // 16-byte chunks an input run is staged in; an output run spans
+  unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
+  unsigned in_items = 1, out_items = 1, words = 1;  // a box's input chunks, output chunks, 4-byte stage words
+  div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, words_div;
 };
+
+/// box16's dynamic shared memory (byte offsets): src (2 bytes an element), the input and output runs' offsets
+/// (4 bytes a run), the staged input runs (each from a 16-byte boundary) and the output in output order (packed,
+/// 16 bytes of margin before and 48 after for the realigning reads).
+struct box16_layout {
+  unsigned src = 0, in_runs = 0, out_runs = 0, bases = 0, stage_in = 0, stage_out = 0, bytes = 0;
+  unsigned stage_in_box = 0, stage_out_box = 0;  // bytes a box of the group
+};
+
+inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsigned in_runs, unsigned in_chunks,
+                                      unsigned out_runs, unsigned group) {
+  box16_layout l;
+  l.src = 0;
+  l.in_runs = (2 * volume + 7) / 8 * 8;
+  l.out_runs = l.in_runs + 4 * in_runs;
+  l.bases = (l.out_runs + 4 * out_runs + 15) / 16 * 16;  // the group's boxes' input and output addresses
+  l.stage_in = l.bases + 16 * group;
+  l.stage_in_box = 16 * in_runs * in_chunks;
+  l.stage_out_box = (volume * unit_bytes + 64 + 15) / 16 * 16;
+  l.stage_out = l.stage_in + group * l.stage_in_box;
+  l.bytes = l.stage_out + group * l.stage_out_box;
+  return l;
+}
 
 template <int UnitBytes, int LoadBytes, int StoreBytes>
 __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
@@ -126,6 +164,157 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
       }
     }
     __syncthreads();  // stores have read `data` before the next box overwrites it
+  }
+}
+
+/// box16<UnitBytes> (1- and 2-byte units): the box of box_kernel with 16-byte aligned global accesses whatever
+/// the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved 2 and 4 bytes an
+/// access there). Per box:
+/// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
+///    input view), realigned in registers (realign16), and staged from a 16-byte boundary: run r's element j at
+///    stage_in[16 in_chunks r + U j], so src[o] — that byte offset for the o-th element in output order — is a
+///    table built once per block;
+/// 2. the elements are gathered in output order into stage_out, packed, 4 bytes a store;
+/// 3. each output run is stored on the output's 16-byte grid: a chunk's 16 bytes realigned from two stage
+///    words, one vector store inside the run, byte ranges at its ends (store_byte_range), so no other run's
+///    bytes are touched.
+/// Shared memory: 2 bytes of tables an element plus about twice the box's data (box16_layout).
+template <int UnitBytes>
+__global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_params p, const box16_layout l) {
+  using word = typename word_type<UnitBytes>::type;
+  constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
+  extern __shared__ uint4 box_smem[];
+  auto* base = reinterpret_cast<unsigned char*>(box_smem);
+  auto* src = reinterpret_cast<unsigned short*>(base + l.src);
+  auto* in_run_off = reinterpret_cast<unsigned*>(base + l.in_runs);
+  auto* out_run_off = reinterpret_cast<unsigned*>(base + l.out_runs);
+  unsigned char* stage_in = base + l.stage_in;
+  unsigned char* stage_out = base + l.stage_out;
+  const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
+  const unsigned in_pitch = 16 * p.in_chunks;  // stage_in bytes a run
+  for (unsigned i = threadIdx.x; i < V; i += threads) {
+    unsigned rest = i, off = 0;
+    if (i % in_run == 0) {  // input-order element i starts run i / in_run
+      for (int k = 0; k < p.rank; ++k) {
+        off += rest % p.extent[k] * p.in_stride[k];
+        rest /= p.extent[k];
+      }
+      in_run_off[i / in_run] = off;
+    }
+    // output-order element i: its digits, its input-order index, and (at a run start) its output offset
+    unsigned digit[box_max_rank];
+    rest = i;
+    off = 0;
+    for (int j = 0; j < p.rank; ++j) {
+      const int k = p.out_order[j];
+      digit[k] = rest % p.extent[k];
+      rest /= p.extent[k];
+      off += digit[k] * p.out_stride[k];
+    }
+    if (i % out_run == 0) out_run_off[i / out_run] = off;
+    unsigned in_index = 0, weight = 1;
+    for (int k = 0; k < p.rank; ++k) {
+      in_index += digit[k] * weight;
+      weight *= p.extent[k];
+    }
+    src[i] = static_cast<unsigned short>(in_index / in_run * in_pitch + in_index % in_run * UnitBytes);
+  }
+  __syncthreads();  // tables complete
+
+  const unsigned out_bytes = out_run * UnitBytes;
+  const unsigned G = p.group;
+  auto* bases = reinterpret_cast<std::uint64_t*>(base + l.bases);  // [g] input, [G + g] output; 0: past the last box
+  for (std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * G; b0 < p.boxes; b0 += static_cast<std::int64_t>(gridDim.x) * G) {
+    for (unsigned g = threadIdx.x; g < G; g += threads) {
+      std::int64_t in_base = 0, out_base = 0;
+      const std::int64_t b = b0 + g;
+      if (b < p.boxes) p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      bases[g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.in) + in_base : 0;
+      bases[G + g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.out) + out_base : 0;
+    }
+    __syncthreads();  // bases complete
+    // 1. input runs -> stage_in, realigned; `batch` items (two chunk loads each) in flight a thread.
+    const unsigned in_total = G * p.in_items;
+    for (unsigned it0 = threadIdx.x; it0 < in_total; it0 += batch * threads) {
+      uint4 lo[batch], hi[batch];
+      unsigned mis[batch];
+#pragma unroll
+      for (int s = 0; s < batch; ++s) {
+        const unsigned it = it0 + s * threads;
+        lo[s] = hi[s] = make_uint4(0, 0, 0, 0);
+        mis[s] = 0;
+        if (it >= in_total) continue;
+        const unsigned g = p.in_items_div.div(it), item = it - g * p.in_items;
+        const unsigned r = p.in_chunks_div.div(item), k = item - r * p.in_chunks;
+        const std::uint64_t box_in = bases[g];
+        if (box_in == 0) continue;
+        const std::uint64_t a = box_in + in_run_off[r] + 16 * k;
+        mis[s] = static_cast<unsigned>(a) & 15;
+        const std::uint64_t c = a - mis[s];
+        lo[s] = load_chunk(c, p.in_lo, p.in_hi);
+        if (mis[s] != 0) hi[s] = load_chunk(c + 16, p.in_lo, p.in_hi);
+      }
+#pragma unroll
+      for (int s = 0; s < batch; ++s) {
+        const unsigned it = it0 + s * threads;
+        if (it >= in_total) continue;
+        const std::uint32_t x[4] = {lo[s].x, lo[s].y, lo[s].z, lo[s].w}, y[4] = {hi[s].x, hi[s].y, hi[s].z, hi[s].w};
+        std::uint32_t w[4];
+        realign16(x, y, mis[s], w);
+        *reinterpret_cast<uint4*>(stage_in + 16 * it) = make_uint4(w[0], w[1], w[2], w[3]);  // box g's at 16 in_items g
+      }
+    }
+    __syncthreads();  // stage_in complete
+    // 2. output order, packed: box g's element o at stage_out[stage_out_box g + 16 + o U], 4 bytes a store.
+    constexpr unsigned per_word = 4 / UnitBytes;
+    const unsigned words_total = G * p.words;
+    for (unsigned wi = threadIdx.x; wi < words_total; wi += threads) {
+      const unsigned g = p.words_div.div(wi), w = wi - g * p.words;
+      const unsigned o = w * per_word;
+      const unsigned char* in_g = stage_in + g * l.stage_in_box;
+      std::uint32_t packed = 0;
+      if (o + per_word <= V) {
+        if constexpr (UnitBytes == 1) {
+          const uint2 s4 = *reinterpret_cast<const uint2*>(src + o);  // 4 table entries
+          const std::uint32_t b0 = in_g[s4.x & 0xffff], b1 = in_g[s4.x >> 16];
+          const std::uint32_t b2 = in_g[s4.y & 0xffff], b3 = in_g[s4.y >> 16];
+          packed = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
+        } else {
+          const std::uint32_t s2 = *reinterpret_cast<const std::uint32_t*>(src + o);
+          const std::uint32_t h0 = *reinterpret_cast<const std::uint16_t*>(in_g + (s2 & 0xffff));
+          const std::uint32_t h1 = *reinterpret_cast<const std::uint16_t*>(in_g + (s2 >> 16));
+          packed = h0 | (h1 << 16);
+        }
+      } else {
+        for (unsigned e = 0; e < per_word && o + e < V; ++e)
+          packed |= std::uint32_t{*reinterpret_cast<const word*>(in_g + src[o + e])} << (8 * UnitBytes * e);
+      }
+      *reinterpret_cast<std::uint32_t*>(stage_out + g * l.stage_out_box + 16 + 4 * w) = packed;
+    }
+    __syncthreads();  // stage_out complete
+    // 3. output runs on the output's 16-byte grid: grid chunk k of run r holds run bytes [16 k - ph, 16 k - ph +
+    //    16), ph = the run's address mod 16, realigned from the two 16-byte stage words around them; whole
+    //    chunks are one vector store, a run's first and last chunk store only its own bytes.
+    const unsigned out_total = G * p.out_items;
+    for (unsigned it = threadIdx.x; it < out_total; it += threads) {
+      const unsigned g = p.out_items_div.div(it), item = it - g * p.out_items;
+      const unsigned r = p.out_chunks_div.div(item), k = item - r * p.out_chunks;
+      const std::uint64_t box_out = bases[G + g];
+      if (box_out == 0) continue;
+      const std::uint64_t run = box_out + out_run_off[r];
+      const int ph = static_cast<int>(run & 15);
+      const int lo = k == 0 ? ph : 0, hi = min(16, ph + static_cast<int>(out_bytes) - 16 * static_cast<int>(k));
+      if (hi <= lo) continue;
+      const unsigned at = 16 + r * out_bytes + 16 * k - static_cast<unsigned>(ph);  // stage byte of the chunk's byte 0
+      const unsigned char* out_g = stage_out + g * l.stage_out_box;
+      const uint4 x4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u));
+      const uint4 y4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u) + 16);
+      const std::uint32_t x[4] = {x4.x, x4.y, x4.z, x4.w}, y[4] = {y4.x, y4.y, y4.z, y4.w};
+      std::uint32_t w[4];
+      realign16(x, y, at & 15, w);
+      store_byte_range(run - ph + 16 * k, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
+    }
+    __syncthreads();  // bases, stage_in and stage_out are free for the next group
   }
 }
 

@@ -15,4 +15,9 @@ struct box_policy {
   static constexpr int smem_per_sm = 228 * 1024;
 };
 
+/// box16 (1- and 2-byte units): boxes staged together by a block, at most this many, and the shared memory
+/// a block may then take.
+inline constexpr long long box16_max_group = 16;
+inline constexpr unsigned box16_group_smem = 64 * 1024;
+
 }  // namespace xpose::detail
