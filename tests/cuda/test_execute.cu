@@ -213,6 +213,12 @@ TEST(Transpose2d, SkinnyMidKRowsToColumns) {
       check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);
       if (HasFailure()) return;
     }
+  // Aligned k rows filling >= 80 % of vec16's tile rows stay on vec16 tiles (fp64 30 x n, c128 26 x n); the
+  // same with a misaligned output stays on skinny.
+  for (std::size_t out_shift : {0, 8}) {
+    check(problem{{30, 5003}, {1, 0}, 8, {5004, 1}, {}}, 0, out_shift);
+    check(problem{{26, 2003}, {1, 0}, 16, {}, {}}, 16, out_shift);
+  }
   // n x k -> k x n, 1- and 2-byte units with k-unit rows of <= 36 bytes (the skinny kernel as well).
   for (std::int64_t e : {1, 2})
     for (std::int64_t k : {17, 18, 24, 33, 36}) {

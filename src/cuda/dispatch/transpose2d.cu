@@ -76,6 +76,21 @@ double vec16_tiles_fill(std::int64_t rows, std::int64_t cols, std::int64_t unit)
   }
 }
 
+// Fraction of vec16's tile rows a side of `rows` units fills (0 for units vec16 does not take).
+double vec16_row_fill(std::int64_t rows, std::int64_t unit) {
+  auto fill = [rows](std::int64_t tile_rows) {
+    return static_cast<double>(rows) / static_cast<double>(ceil_div(rows, tile_rows) * tile_rows);
+  };
+  switch (unit) {
+    case 1: return fill(vec16_shape<1>::tile_rows);
+    case 2: return fill(vec16_shape<2>::tile_rows);
+    case 4: return fill(vec16_shape<4>::tile_rows);
+    case 8: return fill(vec16_shape<8>::tile_rows);
+    case 16: return fill(vec16_shape<16>::tile_rows);
+    default: return 0;
+  }
+}
+
 bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
   return vec16_tiles_fill(rows, cols, unit) >= vec16_min_fill;
 }
@@ -363,9 +378,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // fp16 18 x 1864135 0.53 -> 0.68, rgb8 24 x 932068 0.36 -> 0.49, fp32 33 x 508400 0.67 -> 0.78, fp64 23 x
   // 364722 0.67 -> 0.80; pixel48's rows of >= 128 bytes stay there (rgb16 24 x 466034: 0.71 vs 0.63). The
   // other direction (n x k) measured worse with skinny for most units (fp32 524288 x 32: 0.95 -> 0.39).
+  // Aligned rows that fill vec16's tile rows to >= 80 % stay on vec16 tiles (H100, same call): fp64 30 x
+  // 279620 (30 of 32 rows) 1.00 as tiles vs 0.80 skinny, c128 26 x 161319 (26 of 32) 1.01 vs 0.79; fp64 23
+  // rows (72 %) 0.68 vs 0.80; misaligned ones stay on skinny (fp64 29 x 300000: gather16 0.52 vs 0.81).
   constexpr std::int64_t skinny_mid_max_k = 40;
+  constexpr double skinny_mid_max_row_fill = 0.8;
   const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k &&
-                          !(pixel48_applies(unit) && g.rows * unit >= 128);
+                          !(pixel48_applies(unit) && g.rows * unit >= 128) &&
+                          !(align % 16 == 0 && vec16_row_fill(g.rows, unit) >= skinny_mid_max_row_fill);
   if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
       p.out_ld == g.rows * unit) {
     if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
