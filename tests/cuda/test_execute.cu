@@ -92,6 +92,20 @@ TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
   for (std::int64_t e : {2, 4, 8, 16}) check(problem{{2048, 4096}, {1, 0}, e, {}, {}});
 }
 
+TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
+  // Problems of >= 8 MiB whose output is not 16-byte aligned walk their tiles down the columns first
+  // (transpose2d_params::rows_fastest): vec16 / shift16 / shift8 / gather16 / pixel48 / words tiles, the last
+  // tile row and column partial, a batch, compound sides, a shifted output.
+  for (std::int64_t e : {1, 2, 3, 4, 8, 12, 16, 20}) {
+    const std::int64_t r = 2051, c = (std::int64_t{9} << 20) / (r * e) + 37;
+    check(problem{{r, c}, {1, 0}, e, {}, {}}, 0, 0);
+    if (e <= 4) check(problem{{r, c}, {1, 0}, e, {}, {}}, 5 * e, 3 * e);
+  }
+  check(problem{{3, 1501, 2003}, {0, 2, 1}, 1, {}, {}}, 1, 7);  // shift8, batched
+  check(problem{{40, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}}, 0, 3);  // compound sides, 9.9 MB
+  check(problem{{20011, 1001}, {1, 0}, 1, {}, {}}, 0, 1);  // taller than one shift8 tile row an SM: shift16
+}
+
 TEST(Transpose2d, WideWordTilesForUnitsOverSixteenBytes) {
   // Units over 16 bytes made of 4- or 8-byte words take square words tiles wider than 16 units when >= 4096
   // of them fill the matrix (tuning/transpose2d.hpp: 28 x 28 for 20 B, 24 x 24 for 28 B, 17 x 17 for 52 B):

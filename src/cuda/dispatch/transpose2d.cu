@@ -8,7 +8,7 @@
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8;
-//   otherwise matrices under 48 MiB whose output is not 16-byte aligned           -> shift8
+//   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
@@ -331,6 +331,18 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   p.in_hi = p.in_lo + input_span_bytes(g);
   const std::uint64_t piece = std::min<std::uint64_t>(lowbit(align | static_cast<std::uint64_t>(unit)), 4);
 
+  // Tile order. Column tiles vary fastest by default (blocks resident together read neighbouring pieces of the
+  // same input rows). When the output is not 16-byte aligned, each tile writes every output row it touches
+  // as a piece of ~112-128 bytes whose ends share sectors with the tiles above and below; with column tiles
+  // fastest those neighbours run a whole row of tiles later, and the writes scatter over the output. Row
+  // tiles fastest instead: blocks resident together complete output rows. H100, same call (vec16 / shift16 /
+  // shift8 / gather16 as chosen): fp16 8191 x 8193 0.817 -> 0.911, fp32 0.859 -> 0.928, fp64 0.809 -> 0.930,
+  // fp32 4097 x 3001 0.891 -> 0.957, u8 8191 x 8193 0.698 -> 0.793, 1001 x 65537 0.528 -> 0.822, 4097 x 8193
+  // 0.674 -> 0.866; outputs 16-byte aligned and problems under rows_fastest_min_bytes (u8 2047 x 2049: 0.969
+  // -> 0.936) keep the default.
+  constexpr std::int64_t rows_fastest_min_bytes = std::int64_t{8} << 20;
+  p.rows_fastest = out_align_bits % 16 != 0 && g.rows * g.cols * unit * g.batch_count() >= rows_fastest_min_bytes;
+
   // Packed batches of matrices (batch stride = matrix bytes on both sides).
   const std::int64_t matrix_bytes = g.rows * g.cols * unit;
   const bool packed_batch = g.batch_rank == 1 && p.in_ld == g.cols * unit && p.out_ld == g.rows * unit &&
@@ -422,17 +434,20 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 1-byte units: vec8 / shift8 (8-byte chunks, a third of vec16's registers a thread, ~2.5x the warps an SM).
   // H100, same call, vec16 -> vec8: u8 8192^2 0.922 -> 0.940, 32768 x 4096 0.926 -> 0.936, 256 x 624 x 480
   // 0.758 -> 0.780, NCHW -> NHWC 64x1024x56x56 0.960 -> 0.972 (8-byte aligned pitches that are not 16-byte
-  // aligned left shift16 too). shift16 -> shift8 on misaligned matrices under shift8_max_matrix_bytes: 4097 x
-  // 3001 0.753 -> 0.860, 6001 x 4097 0.687 -> 0.751, 16383 x 2049 0.700 -> 0.740, batches 228 x 620 x 475
-  // 0.472 -> 0.747, 64 x 1001 x 1003 0.614 -> 0.794, N-d 500[250*2] x 496[248*2] x 2164 0.405 -> 0.578; larger
-  // matrices lost (8191 x 8193 0.698 -> 0.642, 7919 x 7907, 12007 x 5003, 32767 x 2047, 1001 x 65537: -0.03
-  // to -0.06), as did a batch whose output rows are 16-byte aligned (2336 x 478 x 481 with 1123616-byte
-  // output pitch: 0.704 -> 0.609; ph = 0 there, so shift16 pays for the realignment on one side only).
+  // aligned left shift16 too). shift16 -> shift8 on misaligned matrices (column tiles fastest, before the tile
+  // order below): 4097 x 3001 0.753 -> 0.860, 6001 x 4097 0.687 -> 0.751, batches 228 x 620 x 475 0.472 ->
+  // 0.747, 64 x 1001 x 1003 0.614 -> 0.794, N-d 500[250*2] x 496[248*2] x 2164 0.405 -> 0.578. Batches whose
+  // output rows are 16-byte aligned keep shift16 (2336 x 478 x 481 with 1123616-byte output pitch: 0.704 ->
+  // 0.609 as shift8; ph = 0 there, so shift16 pays for the realignment on one side only).
   if (unit == 1 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     if (align % 8 == 0) return launch_tiles8<1, false>(p, compound, stream);
     const bool out_aligned16 = out_align_bits % 16 == 0;
-    if (!few_tiles16 && !out_aligned16 && matrix_bytes < shift8_max_matrix_bytes)
-      return launch_tiles8<1, true>(p, compound, stream);
+    // With row tiles fastest (below), shift8 while its resident tiles (4 an SM) still span >= 4 column strips,
+    // i.e. <= one tile row an SM; taller matrices keep shift16 (6 an SM). H100, same call: 16383 x 16385
+    // 0.773 (shift16) vs 0.672 (shift8), 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789.
+    static_assert(shift8_step_rows == tile8_shape<1>::V * (tile8_shape<1>::MR - 1), "tuning/transpose2d.hpp");
+    const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_step_rows) <= dev.sm_count;
+    if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream);
   }
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);

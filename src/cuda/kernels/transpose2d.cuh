@@ -100,6 +100,7 @@ struct transpose2d_params {
   // offset is row_map.offset(r) instead of r * in_ld, column c's output offset col_map.offset(c) instead of
   // c * out_ld (bytes). Each tile tabulates the offsets of its own rows and columns in shared memory once.
   mixed_radix_map<transpose2d_max_side_rank> row_map, col_map;
+  bool rows_fastest = false;  // tile order: tiles along r vary fastest instead of tiles along c (tile_coords)
   fast_divmod tiles_r;     // tiles along r (divisor = count)
   fast_divmod tiles_c;     // tiles along c
   std::int64_t tiles_total;
@@ -107,15 +108,21 @@ struct transpose2d_params {
 };
 
 /// Tile t -> (batch offsets, first row, first column). Column tiles vary fastest, so the blocks resident at
-/// one time read neighbouring segments of the same input rows.
+/// one time read neighbouring segments of the same input rows; with p.rows_fastest row tiles do, so they
+/// write neighbouring segments of the same output rows (misaligned outputs: dispatch/transpose2d.cu).
 struct tile_coords {
   std::int64_t in_off, out_off, r0, c0;
 
   __device__ tile_coords(const transpose2d_params& p, std::int64_t t, int tile_rows, int tile_cols) {
     // Precomputed divisors: a 64-bit `/` is ~70 instructions, which small tiles would pay every time.
-    std::uint64_t tc = 0, tr = 0;
-    const std::uint64_t rest = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tc);
-    const std::uint64_t b = p.tiles_r.divmod(rest, tr);
+    std::uint64_t tc = 0, tr = 0, b = 0;
+    if (p.rows_fastest) {
+      const std::uint64_t rest = p.tiles_r.divmod(static_cast<std::uint64_t>(t), tr);
+      b = p.tiles_c.divmod(rest, tc);
+    } else {
+      const std::uint64_t rest = p.tiles_c.divmod(static_cast<std::uint64_t>(t), tc);
+      b = p.tiles_r.divmod(rest, tr);
+    }
     p.batch.offsets(b, in_off, out_off);
     r0 = static_cast<std::int64_t>(tr) * tile_rows;
     c0 = static_cast<std::int64_t>(tc) * tile_cols;

@@ -70,9 +70,8 @@ template <int UnitBytes>
 struct transpose2d_tile8_policy {
   static constexpr int mr = 16, mc = 16, min_blocks = 4;
 };
-/// shift8 takes misaligned 1-byte matrices smaller than this (see dispatch/transpose2d.cu); larger ones stay
-/// on shift16 (H100: 33 MB matrices gained, 60-67 MB ones lost 0.03-0.06).
-inline constexpr long long shift8_max_matrix_bytes = 48ll << 20;
+/// shift8's tile step along r (1-byte units: 8 rows a micro-tile, 15 of 16 micro-tiles a tile move rows).
+inline constexpr long long shift8_step_rows = 8 * (16 - 1);
 
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
