@@ -145,15 +145,16 @@ struct skinny_tile {
 
 // ---- vec16 ------------------------------------------------------------------------------------------------
 
-/// Register transpose of a V x V micro-tile of UnitBytes-byte units, V = 16 / UnitBytes.
-/// in[i] = input row i (4 words = 16 bytes = V units); out[k] = output row k, whose unit i is in[i]'s unit k.
-template <int UnitBytes>
-__device__ __forceinline__ void transpose_micro(const std::uint32_t (&in)[16 / UnitBytes][4],
-                                                std::uint32_t (&out)[16 / UnitBytes][4]) {
-  constexpr int V = 16 / UnitBytes;
-  if constexpr (UnitBytes == 16) {
+/// Register transpose of a V x V micro-tile of UnitBytes-byte units whose rows are W 32-bit words (W = 4:
+/// vec16's 16-byte rows, W = 2: vec8's), V = 4 W / UnitBytes. in[i] = input row i; out[k] = output row k,
+/// whose unit i is in[i]'s unit k.
+template <int UnitBytes, int W = 4>
+__device__ __forceinline__ void transpose_micro(const std::uint32_t (&in)[4 * W / UnitBytes][W],
+                                                std::uint32_t (&out)[4 * W / UnitBytes][W]) {
+  constexpr int V = 4 * W / UnitBytes;
+  if constexpr (UnitBytes == 4 * W) {
 #pragma unroll
-    for (int j = 0; j < 4; ++j) out[0][j] = in[0][j];
+    for (int j = 0; j < W; ++j) out[0][j] = in[0][j];
   } else if constexpr (UnitBytes == 8) {  // unit = 2 words
 #pragma unroll
     for (int k = 0; k < V; ++k)
@@ -172,7 +173,7 @@ __device__ __forceinline__ void transpose_micro(const std::uint32_t (&in)[16 / U
 #pragma unroll
     for (int k = 0; k < V; ++k)
 #pragma unroll
-      for (int p = 0; p < 4; ++p)
+      for (int p = 0; p < W; ++p)
         out[k][p] = __byte_perm(in[2 * p][k / 2], in[2 * p + 1][k / 2], (k % 2) ? 0x7632 : 0x5410);
   } else {
     static_assert(UnitBytes == 1);
@@ -180,9 +181,9 @@ __device__ __forceinline__ void transpose_micro(const std::uint32_t (&in)[16 / U
     // then (a0 b0 c0 d0) = prmt(ab_lo, cd_lo, 0x5410), (a1 b1 c1 d1) = prmt(ab_lo, cd_lo, 0x7632), ...
     // Byte m of word j is input unit 4j + m, so these are words p of output rows 4j .. 4j+3.
 #pragma unroll
-    for (int p = 0; p < 4; ++p)
+    for (int p = 0; p < W; ++p)
 #pragma unroll
-      for (int j = 0; j < 4; ++j) {
+      for (int j = 0; j < W; ++j) {
         const std::uint32_t ab_lo = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x5140);
         const std::uint32_t ab_hi = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x7362);
         const std::uint32_t cd_lo = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x5140);
@@ -885,35 +886,6 @@ struct tile8_shape {
                 "swizzle needs >= 16 power-of-two chunks a row; a row's lanes share a warp");
 };
 
-/// Register transpose of a V x V micro-tile, V = 8 / UnitBytes: in[i] = input row i (2 words), out[k] = output
-/// row k. The 4 x 4 byte (2 x 2 half) blocks of transpose_micro.
-template <int UnitBytes>
-__device__ __forceinline__ void transpose_micro8(const std::uint32_t (&in)[8 / UnitBytes][2],
-                                                 std::uint32_t (&out)[8 / UnitBytes][2]) {
-  if constexpr (UnitBytes == 2) {
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-#pragma unroll
-      for (int p = 0; p < 2; ++p)
-        out[k][p] = __byte_perm(in[2 * p][k / 2], in[2 * p + 1][k / 2], (k % 2) ? 0x7632 : 0x5410);
-  } else {
-    static_assert(UnitBytes == 1);
-#pragma unroll
-    for (int p = 0; p < 2; ++p)
-#pragma unroll
-      for (int j = 0; j < 2; ++j) {
-        const std::uint32_t ab_lo = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x5140);
-        const std::uint32_t ab_hi = __byte_perm(in[4 * p][j], in[4 * p + 1][j], 0x7362);
-        const std::uint32_t cd_lo = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x5140);
-        const std::uint32_t cd_hi = __byte_perm(in[4 * p + 2][j], in[4 * p + 3][j], 0x7362);
-        out[4 * j + 0][p] = __byte_perm(ab_lo, cd_lo, 0x5410);
-        out[4 * j + 1][p] = __byte_perm(ab_lo, cd_lo, 0x7632);
-        out[4 * j + 2][p] = __byte_perm(ab_hi, cd_hi, 0x5410);
-        out[4 * j + 3][p] = __byte_perm(ab_hi, cd_hi, 0x7632);
-      }
-  }
-}
-
 /// Bytes [s, s + 8) of the 16 bytes lo:hi (lo's first), s in [0, 8): a word select, then funnel shifts.
 __device__ __forceinline__ void realign8(const std::uint32_t (&lo)[2], const std::uint32_t (&hi)[2], unsigned s,
                                          std::uint32_t (&out)[2]) {
@@ -1064,7 +1036,7 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     // 2. register transpose, 8-byte stores in output orientation.
     {
       std::uint32_t w[V][2];
-      transpose_micro8<UnitBytes>(v, w);
+      transpose_micro<UnitBytes, 2>(v, w);
 #pragma unroll
       for (int k = 0; k < V; ++k) tile[swizzle8<V, MR>(mj * V + k, mi)] = make_uint2(w[k][0], w[k][1]);
     }
