@@ -728,6 +728,34 @@ __device__ __forceinline__ void store_byte_range(std::uint64_t chunk, unsigned l
     }
 }
 
+/// A tile of shift16 / shift8 / vec8 (tiles step by step_rows x step_cols units and stage tile_rows rows;
+/// shift's tiles overlap by one micro-tile, which feeds the realignment): its first units' addresses (plain
+/// sides fold the row and column offsets in; compound sides add theirs from the tile's tables) and extents.
+template <int UnitBytes, bool Compound>
+struct stepped_tile {
+  std::uint64_t in_tile, out_tile;
+  std::int64_t rows_left, cols_left;
+  int staged_rows, out_rows;  // input rows staged; output rows (input columns) this tile writes
+  unsigned in_bytes;          // each staged input row segment
+  bool first, last;           // the first / last tile along r
+  bool full;                  // staged rows and written columns whole (block-uniform)
+
+  __device__ stepped_tile(const transpose2d_params& p, const tile_coords& tc, int step_rows, int step_cols,
+                          int tile_rows)
+      : in_tile(reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + (Compound ? 0 : tc.r0 * p.in_ld) +
+                tc.c0 * UnitBytes),
+        out_tile(reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + (Compound ? 0 : tc.c0 * p.out_ld) +
+                 tc.r0 * UnitBytes),
+        rows_left(p.rows - tc.r0),
+        cols_left(p.cols - tc.c0),
+        staged_rows(static_cast<int>(std::min<std::int64_t>(rows_left, tile_rows))),
+        out_rows(static_cast<int>(std::min<std::int64_t>(cols_left, step_cols))),
+        in_bytes(static_cast<unsigned>(out_rows) * UnitBytes),
+        first(tc.r0 == 0),
+        last(rows_left <= step_rows),
+        full(staged_rows == tile_rows && out_rows == step_cols) {}
+};
+
 /// shift16<UnitBytes>: vec16 for misaligned data (odd leading dimensions such as 8191 x 8193, shifted base
 /// pointers, pitches that are not 16-byte multiples). Every global access is an aligned 16-byte vector except
 /// at the ends of rows:
@@ -754,17 +782,12 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, step_rows, step_cols);
-    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off +
-                                  (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * UnitBytes;
-    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off +
-                                   (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * UnitBytes;
-    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
-    const int staged_rows = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
-    const int out_rows = static_cast<int>(std::min<std::int64_t>(cols_left, step_cols));
-    const unsigned in_bytes = static_cast<unsigned>(out_rows) * UnitBytes;  // each input row segment
-    // interior: staged rows and columns full, not the first or last tile along r (block-uniform).
-    const bool first = tc.r0 == 0, last = rows_left <= step_rows;
-    const bool full = staged_rows == S::tile_rows && out_rows == step_cols;
+    const stepped_tile<UnitBytes, Compound> st(p, tc, step_rows, step_cols, S::tile_rows);
+    const std::uint64_t in_tile = st.in_tile, out_tile = st.out_tile;
+    const std::int64_t rows_left = st.rows_left, cols_left = st.cols_left;
+    const int staged_rows = st.staged_rows, out_rows = st.out_rows;
+    const unsigned in_bytes = st.in_bytes;
+    const bool first = st.first, last = st.last, full = st.full;
     // inside: every aligned chunk covering the tile's row segments lies in the input view (block-uniform), so
     // the loads need no bounds checks. Strides are >= 0: plain rows ascend from row 0; compound rows vote.
     auto chunks_inside = [&](std::uint64_t a) {
@@ -958,16 +981,12 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, step_rows, step_cols);
-    const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off +
-                                  (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * UnitBytes;
-    const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off +
-                                   (Compound ? 0 : tc.c0 * p.out_ld) + tc.r0 * UnitBytes;
-    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
-    const int staged_rows = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
-    const int out_rows = static_cast<int>(std::min<std::int64_t>(cols_left, step_cols));
-    const unsigned in_bytes = static_cast<unsigned>(out_rows) * UnitBytes;
-    const bool first = tc.r0 == 0, last = rows_left <= step_rows;
-    const bool full = staged_rows == S::tile_rows && out_rows == step_cols;
+    const stepped_tile<UnitBytes, Compound> st(p, tc, step_rows, step_cols, S::tile_rows);
+    const std::uint64_t in_tile = st.in_tile, out_tile = st.out_tile;
+    const std::int64_t rows_left = st.rows_left, cols_left = st.cols_left;
+    const int staged_rows = st.staged_rows, out_rows = st.out_rows;
+    const unsigned in_bytes = st.in_bytes;
+    const bool first = st.first, last = st.last, full = st.full;
     auto chunks_inside = [&](std::uint64_t a) {
       return (a & ~std::uint64_t{7}) >= p.in_lo && ((a + in_bytes + 7) & ~std::uint64_t{7}) <= p.in_hi;
     };
