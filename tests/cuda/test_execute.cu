@@ -113,6 +113,8 @@ TEST(Transpose2d, WideWordTilesForUnitsOverSixteenBytes) {
   for (std::int64_t e : {20, 28, 36, 40, 44, 52}) check(problem{{2003, 2111}, {1, 0}, e, {}, {}});
   check(problem{{2003, 2111}, {1, 0}, 28, {}, {}}, 4, 12);
   check(problem{{2003, 2111}, {1, 0}, 20, {2200, 1}, {}}, 0, 4);
+  // A batch whose matrices are too small alone but >= 4096 tiles together: wide tiles too.
+  check(problem{{52, 230, 290}, {0, 2, 1}, 20, {}, {}}, 4, 8);
 }
 
 TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {

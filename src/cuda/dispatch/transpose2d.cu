@@ -151,7 +151,7 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
 
 template <int WordBytes>
 status launch_words(transpose2d_params p, bool compound, cudaStream_t stream) {
-  const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes);
+  const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes, p.tiles_total);  // the batch count
   p.words_tile_rows = shape.rows;
   p.words_tile_cols = shape.cols;
   p.in_row_div = fast_divmod(static_cast<std::uint64_t>(shape.cols * p.unit_words));
