@@ -117,6 +117,16 @@ TEST(Transpose2d, WideWordTilesForUnitsOverSixteenBytes) {
   check(problem{{52, 230, 290}, {0, 2, 1}, 20, {}, {}}, 4, 8);
 }
 
+TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
+  // fp16 packed batches whose rows are 8-byte but not 16-byte aligned take vec8<2> tiles: full and partial
+  // tiles, pointers shifted by 8 bytes.
+  for (std::size_t shift : {0, 8}) {
+    check(problem{{40, 100, 100}, {0, 2, 1}, 2, {}, {}}, shift, 8 - shift);
+    check(problem{{24, 64, 72}, {0, 2, 1}, 2, {}, {}}, shift, shift);
+    check(problem{{3, 132, 68}, {0, 2, 1}, 2, {}, {}}, 0, shift);
+  }
+}
+
 TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
   for (auto e : elem_sizes) {
     check(problem{{5, 33, 65}, {0, 2, 1}, e, {}, {}});

@@ -6,6 +6,7 @@
 //     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
+//   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8;
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
@@ -408,6 +409,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     }
   }
 
+  // Packed batches of 2-byte matrices with 8-byte aligned rows that vec16 would not take (fp16 100 x 100:
+  // 200-byte rows; 64 x 72: 28 % of vec16's 128 x 128 tiles): vec8's 64 x 64-unit tiles instead of whole
+  // matrices a tile. H100, same call: 4096 x 100 x 100 0.684 -> 0.761-0.783, 8192 x 64 x 72 0.668 -> 0.945
+  // (shift16 lost: 0.646, 0.457). 1-byte batches keep whole matrices (shift8: 18138 x 100 x 37 0.574 -> 0.312).
+  if (!compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit))
+    return launch_tiles8<2, false>(p, compound, stream);
   // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
   if (!compound && packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |

@@ -60,8 +60,9 @@ struct transpose2d_shift16_policy<8> {
 };
 
 /// vec8 / shift8 path (kernels/transpose2d.cuh): 8-byte chunks, MR x MC micro-tiles of V = 8 / UnitBytes rows,
-/// one a thread: 256 threads, 128 x 128 bytes for 1-byte units (the only ones dispatched: fp16 measured
-/// 0.967 -> 0.935 on 8192^2 and worse on misaligned shapes, its vec16 / shift16 already hold 37-50 % occupancy).
+/// one a thread: 256 threads, 128 x 128 bytes for 1-byte units, 64 x 64 units for 2-byte ones (dispatched only
+/// for packed batches of 8-byte aligned rows: fp16 8192^2 measured 0.967 -> 0.935 against vec16 and worse on
+/// misaligned shapes, where vec16 / shift16 already hold 37-50 % occupancy).
 /// min_blocks 4 caps a thread at 64 registers (the 1-byte build takes 48-63, no spill): with no minimum, ptxas
 /// took more and u8 8192^2 ran 0.839 instead of 0.941; 5 blocks (48 registers) gained on small batched
 /// matrices (228 x 620 x 475: 0.747 -> 0.788) and lost on the rest (4097 x 6001 0.727 -> 0.715, N-d r4 n9
