@@ -67,7 +67,9 @@ cpu_isa detect() {
   // AVX-512: F (b16), DQ (b17), BW (b30), VL (b31), and opmask + ZMM state enabled by the OS (XCR0 bits 5..7).
   const bool avx512 = ((l7.b >> 16) & 1) && ((l7.b >> 17) & 1) && ((l7.b >> 30) & 1) && ((l7.b >> 31) & 1) &&
                       (xcr & 0xE0) == 0xE0;
-  return avx512 ? cpu_isa::avx512 : cpu_isa::avx2;
+  if (!avx512) return cpu_isa::avx2;
+  const bool vbmi = (l7.c >> 1) & 1;  // AVX512_VBMI: vpermb, vpermt2b
+  return vbmi ? cpu_isa::avx512vbmi : cpu_isa::avx512;
 }
 #else
 cpu_isa detect() { return cpu_isa::scalar; }
@@ -83,7 +85,7 @@ cpu_isa initial_isa() {
   if (env == nullptr || *env == '\0') return best;
   cpu_isa wanted = best;
   if (!parse_cpu_isa(env, wanted)) {
-    std::fprintf(stderr, "xpose: XPOSE_CPU_ISA=%s is not one of scalar, sse2, avx2, avx512; using %s\n", env,
+    std::fprintf(stderr, "xpose: XPOSE_CPU_ISA=%s is not one of scalar, sse2, avx2, avx512, avx512vbmi; using %s\n", env,
                  to_string(best));
     return best;
   }
@@ -162,6 +164,7 @@ const char* to_string(cpu_isa isa) noexcept {
     case cpu_isa::sse2: return "sse2";
     case cpu_isa::avx2: return "avx2";
     case cpu_isa::avx512: return "avx512";
+    case cpu_isa::avx512vbmi: return "avx512vbmi";
   }
   return "unknown";
 }

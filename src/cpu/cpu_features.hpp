@@ -12,19 +12,20 @@
 namespace xpose::detail {
 
 /// SIMD levels of the CPU micro-kernels, lowest first. Each one is compiled in its own translation unit
-/// with its own ISA flags (microkernels_{sse2,avx2,avx512}.cpp) and only called when the CPU has it.
+/// with its own ISA flags (microkernels_{sse2,avx2,avx512,avx512vbmi}.cpp) and only called when the CPU has it.
 enum class cpu_isa : int {
   scalar = 0,  ///< portable C++ (any CPU, any architecture)
   sse2 = 1,    ///< x86-64 baseline: 128-bit unpack networks, 16-byte non-temporal stores
   avx2 = 2,    ///< 256-bit (Haswell, Zen 1 and later)
   avx512 = 3,  ///< AVX-512 F + BW + DQ + VL (Skylake-SP, Ice Lake, Zen 4 and later)
+  avx512vbmi = 4,  ///< the above + VBMI's byte permutes (Ice Lake, Sapphire Rapids, Zen 4 and later)
 };
 
-inline constexpr int cpu_isa_count = 4;
+inline constexpr int cpu_isa_count = 5;
 
 const char* to_string(cpu_isa isa) noexcept;
 
-/// Parses "scalar", "sse2", "avx2", "avx512" (case-sensitive). Returns false for anything else.
+/// Parses "scalar", "sse2", "avx2", "avx512", "avx512vbmi" (case-sensitive). Returns false for anything else.
 bool parse_cpu_isa(const char* text, cpu_isa& out) noexcept;
 
 /// The best level the CPU and the OS support, whatever XPOSE_CPU_ISA says.

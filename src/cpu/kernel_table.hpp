@@ -82,6 +82,7 @@ const isa_kernels& kernels_scalar() noexcept;
 const isa_kernels& kernels_sse2() noexcept;
 const isa_kernels& kernels_avx2() noexcept;
 const isa_kernels& kernels_avx512() noexcept;
+const isa_kernels& kernels_avx512vbmi() noexcept;
 
 /// The kernels of `isa`, which must be supported (cpu_isa_supported).
 const isa_kernels& kernels_for(cpu_isa isa) noexcept;

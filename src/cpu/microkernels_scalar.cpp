@@ -54,6 +54,7 @@ const isa_kernels& kernels_scalar() noexcept { return scalar_table; }
 
 const isa_kernels& kernels_for(cpu_isa isa) noexcept {
   switch (isa) {
+    case cpu_isa::avx512vbmi: return kernels_avx512vbmi();
     case cpu_isa::avx512: return kernels_avx512();
     case cpu_isa::avx2: return kernels_avx2();
     case cpu_isa::sse2: return kernels_sse2();

@@ -157,9 +157,10 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
       ASSERT_EQ(check({{64 / eb + 1, 300}, {1, 0}, eb, {}, {}}, rng, 0, 0, 1), "");
     }
     // Planes whose output rows are whole lines (n = 17 x 64 units): the thin kernels' streaming stores, both
-    // directions, the byte kernels' k limits (14 one way, 11 the other) on either side.
+    // directions, the byte kernels' k limits (AVX-512: 14 one way, 11 the other; VBMI: 16 and 11) on either
+    // side.
     for (const std::int64_t eb : {1, 2})
-      for (const std::int64_t k : {2, 3, 7, 11, 12, 14, 15}) {
+      for (const std::int64_t k : {2, 3, 7, 11, 12, 14, 15, 16, 17}) {
         ASSERT_EQ(check({{1088, k}, {1, 0}, eb, {}, {}}, rng, 0, 0, 2), "");
         ASSERT_EQ(check({{k, 1088}, {1, 0}, eb, {}, {}}, rng, 0, 0, 1), "");
       }
@@ -246,7 +247,8 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, CpuIsaLevel,
-                         ::testing::Values(cpu_isa::scalar, cpu_isa::sse2, cpu_isa::avx2, cpu_isa::avx512),
+                         ::testing::Values(cpu_isa::scalar, cpu_isa::sse2, cpu_isa::avx2, cpu_isa::avx512,
+                                           cpu_isa::avx512vbmi),
                          level_name);
 
 // ---- selection -----------------------------------------------------------------------------------------------

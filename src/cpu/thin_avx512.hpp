@@ -1,0 +1,121 @@
+// Thin planes on AVX-512: k-way (de)interleave with two-source permutes, shared by microkernels_avx512.cpp
+// and microkernels_avx512vbmi.cpp. Like simd_tile.hpp it is included inside each level's own namespace, after
+// <immintrin.h>, so that each level's copy is compiled with that level's flags only. 1-byte units need
+// AVX512-VBMI (vpermt2b): thin_traits<1> exists only where __AVX512VBMI__ is defined.
+//
+// A group of E = 64 / U rows of a k-unit-wide AoS plane is k vectors (E * k units, contiguous). Output row j
+// of the group takes units j, j + k, j + 2k, ... : they lie in at most k of the k input vectors, so it is
+// assembled from ceil(k / 2) two-source permutes (vpermt2w/d/q over vectors 2p and 2p + 1), each keeping the
+// lanes whose source is in that pair (zero-masking) and OR-ed together. Interleaving is the same with the
+// roles swapped. Index vectors and masks depend only on k: built once per call.
+
+template <int U>
+struct thin_traits {
+  static constexpr int E = 64 / U;  // units per vector
+  static __m512i permute(__mmask64 m, __m512i a, __m512i idx, __m512i b) {
+    if constexpr (U == 1) {
+#if defined(__AVX512VBMI__)
+      return _mm512_maskz_permutex2var_epi8(m, a, idx, b);
+#else
+      static_assert(U != 1, "1-byte thin planes need AVX512-VBMI");
+#endif
+    } else if constexpr (U == 2) return _mm512_maskz_permutex2var_epi16(static_cast<__mmask32>(m), a, idx, b);
+    else if constexpr (U == 4) return _mm512_maskz_permutex2var_epi32(static_cast<__mmask16>(m), a, idx, b);
+    else return _mm512_maskz_permutex2var_epi64(static_cast<__mmask8>(m), a, idx, b);
+  }
+  // The permute index vector from E small integers.
+  static __m512i index(const int* v) {
+    alignas(64) unsigned char b[64];
+    for (int i = 0; i < E; ++i) {
+      if constexpr (U == 1) { b[i] = static_cast<unsigned char>(v[i]); }
+      else if constexpr (U == 2) { const auto x = static_cast<std::uint16_t>(v[i]); std::memcpy(b + 2 * i, &x, 2); }
+      else if constexpr (U == 4) { const auto x = static_cast<std::uint32_t>(v[i]); std::memcpy(b + 4 * i, &x, 4); }
+      else { const auto x = static_cast<std::uint64_t>(v[i]); std::memcpy(b + 8 * i, &x, 8); }
+    }
+    return _mm512_load_si512(b);
+  }
+};
+
+constexpr int thin_k_max = 16;
+
+// For each output vector o < k and source pair p: which lanes come from vectors (2p, 2p + 1) and from where.
+// `pos(o, i)` is the position, in units from the group's first unit, of output vector o's lane i.
+template <int U, class Pos>
+void thin_plan(std::int64_t k, const Pos& pos, __m512i idx[thin_k_max][thin_k_max / 2 + 1],
+               __mmask64 mask[thin_k_max][thin_k_max / 2 + 1]) {
+  constexpr int E = thin_traits<U>::E;
+  for (int o = 0; o < k; ++o) {
+    for (int p = 0; 2 * p < k; ++p) {
+      int v[64] = {};
+      __mmask64 m = 0;
+      for (int i = 0; i < E; ++i) {
+        const std::int64_t q = pos(o, i);  // unit within the group
+        if (q / (2 * E) == p) {
+          v[i] = static_cast<int>(q - 2 * E * p);
+          m |= __mmask64{1} << i;
+        }
+      }
+      idx[o][p] = thin_traits<U>::index(v);
+      mask[o][p] = m;
+    }
+  }
+}
+
+/// Output vector o of a group: the lanes of each source pair, permuted and OR-ed (idx, mask: thin_plan's row o).
+template <int U>
+inline __m512i thin_gather(const __m512i* idx, const __mmask64* mask, const __m512i* src, std::int64_t pairs) {
+  __m512i acc = thin_traits<U>::permute(mask[0], src[0], idx[0], src[1]);
+  for (std::int64_t p = 1; p < pairs; ++p)
+    acc = _mm512_or_si512(acc, thin_traits<U>::permute(mask[p], src[2 * p], idx[p], src[2 * p + 1]));
+  return acc;
+}
+
+template <int U>
+inline void store_vec(unsigned char* p, __m512i v, bool stream) {
+  if (stream) _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+  else _mm512_storeu_si512(p, v);
+}
+
+template <int U>
+void deinterleave(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n, std::int64_t k,
+                  bool stream) {
+  constexpr int E = thin_traits<U>::E;
+  __m512i idx[thin_k_max][thin_k_max / 2 + 1];
+  __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
+  thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { return i * k + o; }, idx, mask);
+  const std::int64_t pairs = (k + 1) / 2;
+  __m512i src[thin_k_max + 1];
+  for (std::int64_t r = 0; r < n; r += E) {
+    const unsigned char* g = in + r * k * U;
+    for (std::int64_t v = 0; v < k; ++v) src[v] = _mm512_loadu_si512(g + v * 64);
+    src[k] = _mm512_setzero_si512();
+    for (std::int64_t o = 0; o < k; ++o) {
+      const __m512i acc = thin_gather<U>(idx[o], mask[o], src, pairs);
+      store_vec<U>(out + o * out_rs + r * U, acc, stream);
+    }
+  }
+}
+
+template <int U>
+void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n, std::int64_t k,
+                bool stream) {
+  constexpr int E = thin_traits<U>::E;
+  __m512i idx[thin_k_max][thin_k_max / 2 + 1];
+  __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
+  // Output vector o, lane i is unit m = o * E + i of the group: input row m % k, column m / k, i.e. lane
+  // m / k of source vector m % k, at position (m % k) * E + m / k in the concatenated sources.
+  thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { const std::int64_t m = o * E + i; return (m % k) * E + m / k; },
+               idx, mask);
+  const std::int64_t pairs = (k + 1) / 2;
+  __m512i src[thin_k_max + 1];
+  for (std::int64_t c = 0; c < n; c += E) {
+    for (std::int64_t v = 0; v < k; ++v) src[v] = _mm512_loadu_si512(in + v * in_rs + c * U);
+    src[k] = _mm512_setzero_si512();
+    unsigned char* g = out + c * k * U;
+    for (std::int64_t o = 0; o < k; ++o) {
+      const __m512i acc = thin_gather<U>(idx[o], mask[o], src, pairs);
+      store_vec<U>(g + o * 64, acc, stream);
+    }
+  }
+}
+
