@@ -169,9 +169,8 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
 
 /// box16<UnitBytes> (1- and 2-byte units; dispatch/box.cu launches it for 1-byte units only — the 2-byte build
 /// passed the GPU tests but ran 0.02-0.04 below box_kernel): the box of box_kernel with 16-byte aligned global
-/// accesses whatever
-/// the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved 2 and 4 bytes an
-/// access there). Per box:
+/// accesses whatever the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved
+/// 2 and 4 bytes an access there). Per box:
 /// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
 ///    input view), realigned in registers (realign16), and staged from a 16-byte boundary: run r's element j at
 ///    stage_in[16 in_chunks r + U j], so src[o] — that byte offset for the o-th element in output order — is a
