@@ -52,6 +52,16 @@ struct fast_divmod {
   }
 };
 
+/// The same for small operands: n / d for n, d < 2^16 (n d < 2^32) with one multiply, m = ceil(2^32 / d)
+/// (exact there: the error n (m - 2^32 / d) / 2^32 < n / 2^32 < 1 / d). For per-element index splits inside a
+/// block (box16's chunk and run indices), where fast_divmod's 64-bit multiply-high and shifts cost more.
+struct div32 {
+  std::uint64_t m = std::uint64_t{1} << 32;
+  div32() = default;
+  explicit div32(unsigned d) : m(((std::uint64_t{1} << 32) + d - 1) / d) {}
+  XPOSE_HD unsigned div(unsigned n) const { return static_cast<unsigned>((n * m) >> 32); }
+};
+
 /// Up to `max_canonical_rank` batch axes, each with a divisor and per-side byte strides. Maps a linear batch
 /// index (row-major over the extents) to byte offsets in the input and the output.
 template <int MaxRank>

@@ -57,40 +57,34 @@ constexpr double vec16_min_fill = 0.2;
 // shift16 for >= 4-byte units only when both sides have at least this many units (see launch_transpose2d).
 constexpr std::int64_t shift16_min_side = 1024;
 
-template <int UnitBytes>
-double vec16_fill(std::int64_t rows, std::int64_t cols) {
-  using S = vec16_shape<UnitBytes>;
-  const double fr = static_cast<double>(rows) / static_cast<double>(ceil_div(rows, S::tile_rows) * S::tile_rows);
-  const double fc = static_cast<double>(cols) / static_cast<double>(ceil_div(cols, S::tile_cols) * S::tile_cols);
-  return fr * fc;
+// vec16's tile (input rows x units a row) for `unit`; {0, 0} for units vec16 does not take.
+struct tile_extent {
+  std::int64_t rows = 0, cols = 0;
+};
+tile_extent vec16_tile(std::int64_t unit) {
+  switch (unit) {
+    case 1: return {vec16_shape<1>::tile_rows, vec16_shape<1>::tile_cols};
+    case 2: return {vec16_shape<2>::tile_rows, vec16_shape<2>::tile_cols};
+    case 4: return {vec16_shape<4>::tile_rows, vec16_shape<4>::tile_cols};
+    case 8: return {vec16_shape<8>::tile_rows, vec16_shape<8>::tile_cols};
+    case 16: return {vec16_shape<16>::tile_rows, vec16_shape<16>::tile_cols};
+    default: return {};
+  }
+}
+
+// Fraction of the tiles' slots along one side of n units that the side fills (tiles of `tile` units).
+double side_fill(std::int64_t n, std::int64_t tile) {
+  return tile == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(ceil_div(n, tile) * tile);
 }
 
 // Fraction of vec16's tile slots a rows x cols matrix fills; 0 for units vec16 does not take.
 double vec16_tiles_fill(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
-  switch (unit) {
-    case 1: return vec16_fill<1>(rows, cols);
-    case 2: return vec16_fill<2>(rows, cols);
-    case 4: return vec16_fill<4>(rows, cols);
-    case 8: return vec16_fill<8>(rows, cols);
-    case 16: return vec16_fill<16>(rows, cols);
-    default: return 0;
-  }
+  const tile_extent t = vec16_tile(unit);
+  return side_fill(rows, t.rows) * side_fill(cols, t.cols);
 }
 
 // Fraction of vec16's tile rows a side of `rows` units fills (0 for units vec16 does not take).
-double vec16_row_fill(std::int64_t rows, std::int64_t unit) {
-  auto fill = [rows](std::int64_t tile_rows) {
-    return static_cast<double>(rows) / static_cast<double>(ceil_div(rows, tile_rows) * tile_rows);
-  };
-  switch (unit) {
-    case 1: return fill(vec16_shape<1>::tile_rows);
-    case 2: return fill(vec16_shape<2>::tile_rows);
-    case 4: return fill(vec16_shape<4>::tile_rows);
-    case 8: return fill(vec16_shape<8>::tile_rows);
-    case 16: return fill(vec16_shape<16>::tile_rows);
-    default: return 0;
-  }
-}
+double vec16_row_fill(std::int64_t rows, std::int64_t unit) { return side_fill(rows, vec16_tile(unit).rows); }
 
 bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
   return vec16_tiles_fill(rows, cols, unit) >= vec16_min_fill;
@@ -452,7 +446,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // With row tiles fastest (below), shift8 while its resident tiles (4 an SM) still span >= 4 column strips,
     // i.e. <= one tile row an SM; taller matrices keep shift16 (6 an SM). H100, same call: 16383 x 16385
     // 0.773 (shift16) vs 0.672 (shift8), 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789.
-    static_assert(shift8_step_rows == tile8_shape<1>::V * (tile8_shape<1>::MR - 1), "tuning/transpose2d.hpp");
+    constexpr std::int64_t shift8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
     const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_step_rows) <= dev.sm_count;
     if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream);
   }

@@ -18,13 +18,6 @@ namespace xpose::detail {
 
 inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axes split off them
 
-/// n / d for n, d < 2^16 (n d < 2^32) by a multiply-high: m = ceil(2^32 / d) (Granlund & Montgomery).
-struct div32 {
-  std::uint64_t m = std::uint64_t{1} << 32;
-  div32() = default;
-  explicit div32(unsigned d) : m(((std::uint64_t{1} << 32) + d - 1) / d) {}
-  __device__ __forceinline__ unsigned div(unsigned n) const { return static_cast<unsigned>((n * m) >> 32); }
-};
 inline constexpr int box_table_entries = 4096;
 inline constexpr int box_data_bytes = 32768;
 
@@ -172,7 +165,7 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
 /// accesses whatever the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved
 /// 2 and 4 bytes an access there). Per box:
 /// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
-///    input view), realigned in registers (realign16), and staged from a 16-byte boundary: run r's element j at
+///    input view), realigned in registers (realign), and staged from a 16-byte boundary: run r's element j at
 ///    stage_in[16 in_chunks r + U j], so src[o] — that byte offset for the o-th element in output order — is a
 ///    table built once per block;
 /// 2. the elements are gathered in output order into stage_out, packed, 4 bytes a store;
@@ -261,7 +254,7 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
         if (it >= in_total) continue;
         const std::uint32_t x[4] = {lo[s].x, lo[s].y, lo[s].z, lo[s].w}, y[4] = {hi[s].x, hi[s].y, hi[s].z, hi[s].w};
         std::uint32_t w[4];
-        realign16(x, y, mis[s], w);
+        realign(x, y, mis[s], w);
         *reinterpret_cast<uint4*>(stage_in + 16 * it) = make_uint4(w[0], w[1], w[2], w[3]);  // box g's at 16 in_items g
       }
     }
@@ -312,7 +305,7 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
       const uint4 y4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u) + 16);
       const std::uint32_t x[4] = {x4.x, x4.y, x4.z, x4.w}, y[4] = {y4.x, y4.y, y4.z, y4.w};
       std::uint32_t w[4];
-      realign16(x, y, at & 15, w);
+      realign(x, y, at & 15, w);
       store_byte_range(run - ph + 16 * k, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
     }
     __syncthreads();  // bases, stage_in and stage_out are free for the next group

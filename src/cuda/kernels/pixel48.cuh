@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
         std::uint32_t hi[4];
         lds128(row + pixel48_out_byte<S::C>(c, (off & ~15u) + 16), hi);
         const std::uint32_t lo[4] = {w[0], w[1], w[2], w[3]};
-        realign16(lo, hi, off & 15u, w);
+        realign(lo, hi, off & 15u, w);
       }
       store_byte_range(base - phase + q16, lo - q16, hi - q16, w);
     }

@@ -7,7 +7,7 @@
 // * rows_shift16_kernel: rows whose length, pointers or strides are not 16-byte multiples (1252-byte fp32
 //   rows: 4-byte chunks reached 0.45 of memcpy on H100). A thread writes aligned 16-byte chunks of an output
 //   row (in pieces at the row's two ends), each from the two aligned input chunks that cover its bytes (whole
-//   chunks anywhere inside the input, bytewise only at its ends), realigned in registers (`realign16`);
+//   chunks anywhere inside the input, bytewise only at its ends), realigned in registers (`realign`);
 //   neighbouring threads load overlapping chunks, which the L1 serves.
 //   Flattened over (row, chunk) up to rows_flat_max_chunks, a warp a row (or a segment of one, when rows are
 //   few) above. grid: 1-D, grid-stride loop.
@@ -69,7 +69,7 @@ __device__ __forceinline__ void rows_shift16_chunk(std::uint64_t in_row, std::ui
     const uint4 v1 = a + 16 >= lo && a + 32 <= hi ? __ldg(reinterpret_cast<const uint4*>(a + 16))
                                                    : load_chunk(a + 16, lo, hi);
     const std::uint32_t lo[4] = {v0.x, v0.y, v0.z, v0.w}, hi[4] = {v1.x, v1.y, v1.z, v1.w};
-    realign16(lo, hi, d, w);
+    realign(lo, hi, d, w);
   }
   const std::uint64_t end = m_out + len - 16 * q;  // the row's end relative to the chunk
   store_byte_range(out_row - m_out + 16 * q, q == 0 ? m_out : 0u, end < 16 ? static_cast<unsigned>(end) : 16u, w);

@@ -88,7 +88,7 @@ __device__ __forceinline__ void read16(unsigned base, unsigned off, std::uint32_
   std::uint32_t lo[4], hi[4];
   lds128(base + 16 * s0, lo);
   lds128(base + 16 * s1, hi);
-  realign16(lo, hi, r, w);
+  realign(lo, hi, r, w);
 }
 
 /// A micro-tile piece of P in {8, 16} bytes at byte offset `off` (any alignment) into w[P / 4].

@@ -496,13 +496,19 @@ __device__ __forceinline__ std::uint32_t lds_piece(unsigned addr) {
 
 /// 16 bytes at the aligned address `chunk`; bytewise where the chunk leaves [lo, hi) (the input view), so a
 /// view's first and last chunks never read outside it.
-__device__ __forceinline__ uint4 load_chunk(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
-  if (chunk >= lo && chunk + 16 <= hi) return __ldg(reinterpret_cast<const uint4*>(chunk));
+template <int Bytes>
+using chunk_vec = std::conditional_t<Bytes == 16, uint4, uint2>;
+
+template <int Bytes = 16>
+__device__ __forceinline__ chunk_vec<Bytes> load_chunk(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
+  static_assert(Bytes == 16 || Bytes == 8, "16- or 8-byte chunks");
+  if (chunk >= lo && chunk + Bytes <= hi) return __ldg(reinterpret_cast<const chunk_vec<Bytes>*>(chunk));
   std::uint32_t w[4] = {0, 0, 0, 0};
-  for (int b = 0; b < 16; ++b)
+  for (int b = 0; b < Bytes; ++b)
     if (chunk + b >= lo && chunk + b < hi)
       w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-  return make_uint4(w[0], w[1], w[2], w[3]);
+  if constexpr (Bytes == 16) return make_uint4(w[0], w[1], w[2], w[3]);
+  else return make_uint2(w[0], w[1]);
 }
 
 /// Stores pieces [t_lo, t_hi) of the 16 bytes `w` at the aligned address `chunk`: one 16-byte store when
@@ -676,54 +682,69 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 
 // ---- shift16 ----------------------------------------------------------------------------------------------
 
-/// Bytes [s, s + 16) of the 32 bytes lo:hi (lo's bytes first), s in [0, 16): two levels of word selects on
-/// the run-time word shift, then funnel shifts by the byte shift. No indexed register arrays (no local memory).
-__device__ __forceinline__ void realign16(const std::uint32_t (&lo)[4], const std::uint32_t (&hi)[4], unsigned s,
-                                          std::uint32_t (&out)[4]) {
-  const std::uint32_t x[8] = {lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
-  const bool odd = (s & 4) != 0, two = (s & 8) != 0;
-  std::uint32_t a[7];
+/// Bytes [s, s + 4 W) of the 8 W bytes lo:hi (lo's bytes first), s in [0, 4 W), W = 4 (16-byte chunks) or 2
+/// (8-byte): word selects on the run-time word shift (two levels, or one), then funnel shifts by the byte
+/// shift. No indexed register arrays (no local memory).
+template <int W>
+__device__ __forceinline__ void realign(const std::uint32_t (&lo)[W], const std::uint32_t (&hi)[W], unsigned s,
+                                        std::uint32_t (&out)[W]) {
+  static_assert(W == 4 || W == 2, "16- or 8-byte chunks");
+  std::uint32_t x[2 * W];
 #pragma unroll
-  for (int k = 0; k < 7; ++k) a[k] = odd ? x[k + 1] : x[k];
-  std::uint32_t y[5];
+  for (int k = 0; k < W; ++k) x[k] = lo[k], x[W + k] = hi[k];
+  const bool odd = (s & 4) != 0;
+  std::uint32_t a[2 * W - 1];
 #pragma unroll
-  for (int k = 0; k < 5; ++k) y[k] = two ? a[k + 2] : a[k];
+  for (int k = 0; k < 2 * W - 1; ++k) a[k] = odd ? x[k + 1] : x[k];
+  std::uint32_t y[W + 1];
+  if constexpr (W == 4) {
+    const bool two = (s & 8) != 0;
+#pragma unroll
+    for (int k = 0; k < W + 1; ++k) y[k] = two ? a[k + 2] : a[k];
+  } else {
+#pragma unroll
+    for (int k = 0; k < W + 1; ++k) y[k] = a[k];
+  }
   const unsigned sh = 8 * (s & 3);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) out[i] = __funnelshift_r(y[i], y[i + 1], sh);
+  for (int i = 0; i < W; ++i) out[i] = __funnelshift_r(y[i], y[i + 1], sh);
 }
 
-/// Stores bytes [lo, hi) of the 16 bytes `w` at the 16-byte aligned address `chunk`, 0 <= lo < hi <= 16, as at
-/// most 8 naturally aligned stores of 1, 2, 4, 8 bytes (one 16-byte store when the range is whole).
+/// Stores bytes [lo, hi) of the 4 W bytes `w` at the 4 W-byte aligned address `chunk` (W = 4: 16-byte chunks,
+/// 2: 8-byte), 0 <= lo < hi <= 4 W, as naturally aligned stores of 1, 2, 4 (and 8) bytes — one vector store
+/// when the range is whole.
+template <int W>
 __device__ __forceinline__ void store_byte_range(std::uint64_t chunk, unsigned lo, unsigned hi,
-                                                 const std::uint32_t (&w)[4]) {
-  if (lo == 0 && hi == 16) {
-    *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+                                                 const std::uint32_t (&w)[W]) {
+  static_assert(W == 4 || W == 2, "16- or 8-byte chunks");
+  constexpr unsigned bytes = 4 * W, max_piece = 2 * W;  // pieces up to 8 (16-byte chunks) or 4 bytes
+  if (lo == 0 && hi == bytes) {
+    if constexpr (W == 4) *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+    else *reinterpret_cast<uint2*>(chunk) = make_uint2(w[0], w[1]);
     return;
   }
-  const std::uint64_t lo64 = (std::uint64_t{w[1]} << 32) | w[0], hi64 = (std::uint64_t{w[3]} << 32) | w[2];
-  auto bytes = [&](unsigned b, unsigned n) -> std::uint64_t {  // n in {1,2,4,8} bytes from b (aligned to n)
+  const std::uint64_t lo64 = (std::uint64_t{w[1]} << 32) | w[0];
+  const std::uint64_t hi64 = W == 4 ? (std::uint64_t{w[W - 1]} << 32) | w[W - 2] : 0;
+  auto put = [&](unsigned b, unsigned n) {  // n in {1, 2, 4, 8} bytes from b (aligned to n)
     const std::uint64_t d = b >= 8 ? hi64 : lo64;  // a select, not an indexed (local-memory) register array
-    return n == 8 ? d : (d >> (8 * (b % 8))) & ((std::uint64_t{1} << (8 * n)) - 1);
+    const std::uint64_t x = n == 8 ? d : d >> (8 * (b % 8));
+    if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + b) = static_cast<std::uint8_t>(x);
+    if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + b) = static_cast<std::uint16_t>(x);
+    if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + b) = static_cast<std::uint32_t>(x);
+    if (n == 8) *reinterpret_cast<std::uint64_t*>(chunk + b) = x;
   };
-  // Head: grow lo to 16-byte alignment in pieces of 1, 2, 4, 8 (each aligned since lo is a multiple of it).
+  // Head: grow lo to chunk alignment in pieces of 1, 2, 4 (, 8), each aligned since lo is a multiple of it.
 #pragma unroll
-  for (unsigned n = 1; n <= 8; n *= 2)
+  for (unsigned n = 1; n <= max_piece; n *= 2)
     if ((lo & n) != 0 && lo + n <= hi) {
-      if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + lo) = static_cast<std::uint8_t>(bytes(lo, 1));
-      if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + lo) = static_cast<std::uint16_t>(bytes(lo, 2));
-      if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + lo) = static_cast<std::uint32_t>(bytes(lo, 4));
-      if (n == 8) *reinterpret_cast<std::uint64_t*>(chunk + lo) = bytes(lo, 8);
+      put(lo, n);
       lo += n;
     }
   // Tail: what is left is [lo, hi) with lo a multiple of every piece still to come; largest pieces first.
 #pragma unroll
-  for (unsigned n = 8; n >= 1; n /= 2)
+  for (unsigned n = max_piece; n >= 1; n /= 2)
     if (lo + n <= hi) {
-      if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + lo) = static_cast<std::uint8_t>(bytes(lo, 1));
-      if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + lo) = static_cast<std::uint16_t>(bytes(lo, 2));
-      if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + lo) = static_cast<std::uint32_t>(bytes(lo, 4));
-      if (n == 8) *reinterpret_cast<std::uint64_t*>(chunk + lo) = bytes(lo, 8);
+      put(lo, n);
       lo += n;
     }
 }
@@ -782,12 +803,8 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, step_rows, step_cols);
-    const stepped_tile<UnitBytes, Compound> st(p, tc, step_rows, step_cols, S::tile_rows);
-    const std::uint64_t in_tile = st.in_tile, out_tile = st.out_tile;
-    const std::int64_t rows_left = st.rows_left, cols_left = st.cols_left;
-    const int staged_rows = st.staged_rows, out_rows = st.out_rows;
-    const unsigned in_bytes = st.in_bytes;
-    const bool first = st.first, last = st.last, full = st.full;
+    const auto [in_tile, out_tile, rows_left, cols_left, staged_rows, out_rows, in_bytes, first, last, full] =
+        stepped_tile<UnitBytes, Compound>(p, tc, step_rows, step_cols, S::tile_rows);
     // inside: every aligned chunk covering the tile's row segments lies in the input view (block-uniform), so
     // the loads need no bounds checks. Strides are >= 0: plain rows ascend from row 0; compound rows vote.
     auto chunks_inside = [&](std::uint64_t a) {
@@ -833,7 +850,7 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
         std::uint32_t next[4];
 #pragma unroll
         for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, own[k], 1, MC);
-        realign16(own, next, mis[i], v[m][i]);
+        realign(own, next, mis[i], v[m][i]);
       }
     }
     __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
@@ -862,7 +879,7 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
       const std::uint64_t o = out_tile + col_out(c);
       const unsigned ph = static_cast<unsigned>(o) & 15, sh = (16 - ph) & 15;
       std::uint32_t w[4];
-      realign16(val, next, sh, w);
+      realign(val, next, sh, w);
       const int g = q == MR - 1 ? (ph != 0 ? 0 : MR - 1) : q + (ph != 0);
       const int lo_byte = 16 * g - static_cast<int>(ph);  // segment byte at the chunk's start
       if (full && !first && !last) {
@@ -909,55 +926,6 @@ struct tile8_shape {
                 "swizzle needs >= 16 power-of-two chunks a row; a row's lanes share a warp");
 };
 
-/// Bytes [s, s + 8) of the 16 bytes lo:hi (lo's first), s in [0, 8): a word select, then funnel shifts.
-__device__ __forceinline__ void realign8(const std::uint32_t (&lo)[2], const std::uint32_t (&hi)[2], unsigned s,
-                                         std::uint32_t (&out)[2]) {
-  const bool odd = (s & 4) != 0;
-  const std::uint32_t a0 = odd ? lo[1] : lo[0], a1 = odd ? hi[0] : lo[1], a2 = odd ? hi[1] : hi[0];
-  const unsigned sh = 8 * (s & 3);
-  out[0] = __funnelshift_r(a0, a1, sh);
-  out[1] = __funnelshift_r(a1, a2, sh);
-}
-
-/// The 8 bytes at the 8-byte aligned address `chunk`, those outside [lo, hi) read as 0.
-__device__ __forceinline__ uint2 load_chunk8(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
-  if (chunk >= lo && chunk + 8 <= hi) return __ldg(reinterpret_cast<const uint2*>(chunk));
-  std::uint32_t w[2] = {0, 0};
-  for (int b = 0; b < 8; ++b)
-    if (chunk + b >= lo && chunk + b < hi)
-      w[b / 4] |= std::uint32_t{*reinterpret_cast<const unsigned char*>(chunk + b)} << (8 * (b % 4));
-  return make_uint2(w[0], w[1]);
-}
-
-/// Stores bytes [lo, hi) of the 8 bytes `w` at the 8-byte aligned address `chunk` (0 <= lo < hi <= 8) as
-/// naturally aligned stores of 1, 2, 4 bytes, or one 8-byte store when the range is whole.
-__device__ __forceinline__ void store_byte_range8(std::uint64_t chunk, unsigned lo, unsigned hi,
-                                                  const std::uint32_t (&w)[2]) {
-  if (lo == 0 && hi == 8) {
-    *reinterpret_cast<uint2*>(chunk) = make_uint2(w[0], w[1]);
-    return;
-  }
-  const std::uint64_t d = (std::uint64_t{w[1]} << 32) | w[0];
-  auto put = [&](unsigned b, unsigned n) {
-    const std::uint64_t x = d >> (8 * b);
-    if (n == 1) *reinterpret_cast<std::uint8_t*>(chunk + b) = static_cast<std::uint8_t>(x);
-    if (n == 2) *reinterpret_cast<std::uint16_t*>(chunk + b) = static_cast<std::uint16_t>(x);
-    if (n == 4) *reinterpret_cast<std::uint32_t*>(chunk + b) = static_cast<std::uint32_t>(x);
-  };
-#pragma unroll
-  for (unsigned n = 1; n <= 4; n *= 2)
-    if ((lo & n) != 0 && lo + n <= hi) {
-      put(lo, n);
-      lo += n;
-    }
-#pragma unroll
-  for (unsigned n = 4; n >= 1; n /= 2)
-    if (lo + n <= hi) {
-      put(lo, n);
-      lo += n;
-    }
-}
-
 /// Shared tile of vec8 / shift8: tile_cols output rows of MR 8-byte chunks; chunk q of output row c at
 /// q ^ ((c / V) & 15): the 16 lanes of a half-warp (one 8-byte wavefront) hit 16 distinct bank pairs both when
 /// storing micro-tiles (16 consecutive c / V) and when reading a row (16 consecutive q).
@@ -981,12 +949,8 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const tile_coords tc(p, t, step_rows, step_cols);
-    const stepped_tile<UnitBytes, Compound> st(p, tc, step_rows, step_cols, S::tile_rows);
-    const std::uint64_t in_tile = st.in_tile, out_tile = st.out_tile;
-    const std::int64_t rows_left = st.rows_left, cols_left = st.cols_left;
-    const int staged_rows = st.staged_rows, out_rows = st.out_rows;
-    const unsigned in_bytes = st.in_bytes;
-    const bool first = st.first, last = st.last, full = st.full;
+    const auto [in_tile, out_tile, rows_left, cols_left, staged_rows, out_rows, in_bytes, first, last, full] =
+        stepped_tile<UnitBytes, Compound>(p, tc, step_rows, step_cols, S::tile_rows);
     auto chunks_inside = [&](std::uint64_t a) {
       return (a & ~std::uint64_t{7}) >= p.in_lo && ((a + in_bytes + 7) & ~std::uint64_t{7}) <= p.in_hi;
     };
@@ -1024,10 +988,10 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
           mis[i] = static_cast<unsigned>(a) & 7;
           const std::uint64_t chunk = (a & ~std::uint64_t{7}) + 8 * mj;
           if (8 * mj < mis[i] + in_bytes)
-            x[i] = inside ? __ldg(reinterpret_cast<const uint2*>(chunk)) : load_chunk8(chunk, p.in_lo, p.in_hi);
+            x[i] = inside ? __ldg(reinterpret_cast<const uint2*>(chunk)) : load_chunk<8>(chunk, p.in_lo, p.in_hi);
         } else {
           const std::uint64_t chunk = a + 8 * mj;
-          const int n = static_cast<int>(std::min<std::int64_t>(cols_left, S::tile_cols)) - static_cast<int>(mj * V);
+          const int n = out_rows - static_cast<int>(mj * V);  // units of this chunk in the tile
           if (full || n >= V) {
             x[i] = __ldg(reinterpret_cast<const uint2*>(chunk));
           } else if (n > 0) {
@@ -1043,7 +1007,7 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
           const std::uint32_t own[2] = {x[i].x, x[i].y};
           const std::uint32_t next[2] = {__shfl_down_sync(0xffffffffu, own[0], 1, MC),
                                          __shfl_down_sync(0xffffffffu, own[1], 1, MC)};
-          realign8(own, next, mis[i], v[i]);
+          realign(own, next, mis[i], v[i]);
         } else {
           v[i][0] = x[i].x;
           v[i][1] = x[i].y;
@@ -1070,8 +1034,6 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     static_assert(c_step % V == 0 && c_step % 8 == 0, "rows c_j keep their swizzle key step and grid phase");
     const std::uint64_t o_0 = out_tile + col_out(static_cast<int>(c_0));
     const std::uint64_t o_step = Compound ? 0 : c_step * static_cast<std::uint64_t>(p.out_ld);
-    const int rows_in_tile = static_cast<int>(std::min<std::int64_t>(rows_left, S::tile_rows));
-    const int cols_in_tile = static_cast<int>(std::min<std::int64_t>(cols_left, S::tile_cols));
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const unsigned c = c_0 + j * c_step;
@@ -1084,7 +1046,7 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
         if (static_cast<int>(c) >= out_rows) continue;
         const unsigned ph = static_cast<unsigned>(Compound ? o : o_0) & 7, sh = (8 - ph) & 7;
         std::uint32_t w[2];
-        realign8(val, next, sh, w);
+        realign(val, next, sh, w);
         const std::uint64_t grid0 = o - ph;  // the row's grid chunk 0
         if (full && !first && !last) {
           if (q != MR - 1) *reinterpret_cast<uint2*>(grid0 + 8 * q + (ph != 0 ? 8 : 0)) = make_uint2(w[0], w[1]);
@@ -1094,14 +1056,14 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
           const int b0 = first ? 0 : static_cast<int>(std::min(sh, row_rem));
           const int b1 = last ? static_cast<int>(row_rem) : static_cast<int>(std::min(sh + 8 * (MR - 1), row_rem));
           const int lo = std::max(b0 - lo_byte, 0), hi = std::min(b1 - lo_byte, 8);
-          if (lo < hi) store_byte_range8(grid0 + 8 * g, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
+          if (lo < hi) store_byte_range(grid0 + 8 * g, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
         }
       } else {
         unsigned char* dst = reinterpret_cast<unsigned char*>(o) + q * 8;
         if (full) {
           *reinterpret_cast<uint2*>(dst) = val2;
-        } else if (static_cast<int>(c) < cols_in_tile) {
-          const int n = rows_in_tile - static_cast<int>(q * V);
+        } else if (static_cast<int>(c) < out_rows) {  // vec8 steps by whole tiles: out_rows, staged_rows
+          const int n = staged_rows - static_cast<int>(q * V);  // are the tile's columns and rows
           if (n >= V) {
             *reinterpret_cast<uint2*>(dst) = val2;
           } else if (n > 0) {

@@ -71,8 +71,6 @@ template <int UnitBytes>
 struct transpose2d_tile8_policy {
   static constexpr int mr = 16, mc = 16, min_blocks = 4;
 };
-/// shift8's tile step along r (1-byte units: 8 rows a micro-tile, 15 of 16 micro-tiles a tile move rows).
-inline constexpr long long shift8_step_rows = 8 * (16 - 1);
 
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
