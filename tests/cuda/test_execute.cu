@@ -106,15 +106,32 @@ TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
   check(problem{{20011, 1001}, {1, 0}, 1, {}, {}}, 0, 1);  // taller than one shift8 tile row an SM: shift16
 }
 
-TEST(Transpose2d, WideWordTilesForUnitsOverSixteenBytes) {
-  // Units over 16 bytes made of 4- or 8-byte words take square words tiles wider than 16 units when >= 4096
-  // of them fill the matrix (tuning/transpose2d.hpp: 28 x 28 for 20 B, 24 x 24 for 28 B, 17 x 17 for 52 B):
-  // partial edge tiles on both sides, shifted pointers, a pitched input.
-  for (std::int64_t e : {20, 28, 36, 40, 44, 52}) check(problem{{2003, 2111}, {1, 0}, e, {}, {}});
-  check(problem{{2003, 2111}, {1, 0}, 28, {}, {}}, 4, 12);
-  check(problem{{2003, 2111}, {1, 0}, 20, {2200, 1}, {}}, 0, 4);
-  // A batch whose matrices are too small alone but >= 4096 tiles together: wide tiles too.
-  check(problem{{52, 230, 290}, {0, 2, 1}, 20, {}, {}}, 4, 8);
+TEST(Transpose2d, WordTilesForUnitsOverSixteenBytesWithAShortSide) {
+  // Units over 16 bytes with a side under 16 units stay on words tiles (the short side whole): partial edge
+  // tiles, shifted pointers, a pitched input, a batch.
+  for (std::int64_t e : {20, 28, 36, 40, 44, 52, 64}) {
+    check(problem{{2003, 11}, {1, 0}, e, {}, {}});
+    check(problem{{9, 2111}, {1, 0}, e, {}, {}}, 4, 12);
+  }
+  check(problem{{2003, 13}, {1, 0}, 20, {20, 1}, {}}, 0, 4);
+  check(problem{{52, 230, 7}, {0, 2, 1}, 28, {}, {}}, 4, 8);
+}
+
+TEST(Transpose2d, Gather16RowsOfThirtyTwoAndSixtyFourChunksForUnitsUpToSixtyFourBytes) {
+  // Units of 17-64 bytes take gather16 with rows of 32 chunks (up to 30 bytes) or 64 (tuning/transpose2d.hpp):
+  // every piece width (1-, 2-, 4-byte common alignment), partial edge tiles, rows just past a tile, shifted
+  // and pitched views, a batch and compound sides.
+  for (std::int64_t e : {17, 18, 20, 23, 28, 30, 31, 32, 36, 44, 48, 52, 60, 63, 64}) {
+    check(problem{{211, 173}, {1, 0}, e, {}, {}});
+    check(problem{{211, 173}, {1, 0}, e, {}, {}}, 3, 5);
+  }
+  for (std::int64_t e : {20, 28, 44, 64})
+    for (std::int64_t side : {16, 17, 18, 22, 23, 35, 36})
+      check(problem{{side + 1, side + 17}, {1, 0}, e, {}, {}}, 0, 1);
+  check(problem{{1003, 911}, {1, 0}, 28, {1010, 1}, {1009, 1}}, 4, 8);
+  check(problem{{7, 130, 90}, {0, 2, 1}, 40, {}, {}}, 8, 0);
+  check(problem{{7, 30, 50, 60, 7}, {2, 0, 3, 1, 4}, 4, {}, {}}, 0, 4);  // 28-byte units, compound sides
+  check(problem{{5, 3, 40, 7, 30, 11}, {3, 0, 4, 1, 2, 5}, 4, {}, {}}, 2, 0);
 }
 
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {

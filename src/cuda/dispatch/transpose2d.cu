@@ -16,8 +16,8 @@
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {3, 6, 12, 24} B, both sides >= 16 units, one axis a side            -> pixel48<unit>
 //     (dispatch/pixel48.cu)
-//   otherwise, both sides >= 16 units of <= 16 bytes                             -> gather16<G>, G = the
-//     common alignment of unit, pointers and pitches (<= 4)
+//   otherwise, both sides >= 16 units of <= 64 bytes                             -> gather16<G>, G = the
+//     common alignment of unit, pointers and pitches (<= 4); rows of 32 / 64 chunks for units over 16 bytes
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
 // Compound tile sides (plan_geometry::row_* / col_*, N-d permutations with short fastest axes) take the same
@@ -146,7 +146,7 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
 
 template <int WordBytes>
 status launch_words(transpose2d_params p, bool compound, cudaStream_t stream) {
-  const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes, p.tiles_total);  // the batch count
+  const words_tile shape = words_tile_shape(p.rows, p.cols, p.unit_words * WordBytes);
   p.words_tile_rows = shape.rows;
   p.words_tile_cols = shape.cols;
   p.in_row_div = fast_divmod(static_cast<std::uint64_t>(shape.cols * p.unit_words));
@@ -166,12 +166,14 @@ status launch_words(transpose2d_params p, bool compound, cudaStream_t stream) {
   return status::ok();
 }
 
-template <int PieceBytes, int UnitBytes>
+template <int PieceBytes, int UnitBytes, int RowChunks = 16>
 status launch_gather16_kernel(const transpose2d_params& p, bool compound, std::size_t smem, cudaStream_t stream) {
   if (compound)
-    transpose2d_gather16_kernel<PieceBytes, UnitBytes, true><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+    transpose2d_gather16_kernel<PieceBytes, UnitBytes, true, RowChunks>
+        <<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
   else
-    transpose2d_gather16_kernel<PieceBytes, UnitBytes, false><<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+    transpose2d_gather16_kernel<PieceBytes, UnitBytes, false, RowChunks>
+        <<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
   return status::ok();
 }
@@ -198,6 +200,10 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
     case 16: return launch_gather16_kernel<PieceBytes, 16>(p, compound, smem, stream);
     default: break;
   }
+  // Units of 17-64 bytes (N-d permutations that keep a short fastest axis: 5 x fp32, 7 x fp32, 5 x fp64, ...):
+  // run-time unit size, rows of 32 or 64 chunks.
+  if (g.row_chunks == 32) return launch_gather16_kernel<PieceBytes, 0, 32>(p, compound, smem, stream);
+  if (g.row_chunks == 64) return launch_gather16_kernel<PieceBytes, 0, 64>(p, compound, smem, stream);
   return launch_gather16_kernel<PieceBytes, 0>(p, compound, smem, stream);
 }
 
@@ -464,7 +470,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
   if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
-  if (g.rows >= 16 && g.cols >= 16 && unit <= 16 && !few_tiles16) {
+  // Units of 17-64 bytes too (rows of 32 or 64 chunks), where the words kernel moved 4- or 8-byte words (or
+  // bytes). H100, same call (benchmarks/suites/wide_units.txt), words -> gather16: fp32 5802 x 3305 x 7
+  // axes 1,0,2 (28 B) 0.550 -> 0.900, 6000 x 4000 x 5 (20 B) 0.542 -> 0.947, 44 B 0.544 -> 0.927, fp16 x 13
+  // (26 B) 0.290 -> 0.863, u8 x 23 0.150 -> 0.707, 32 B 4097 x 3001 0.790 -> 0.919, fp64 x 5 (40 B) 0.895 ->
+  // 0.939, batched 32 x 1000 x 500 x 5 fp32 0.526 -> 0.974; 64 B 2500^2 0.955 -> 0.944 the only loss.
+  if (g.rows >= 16 && g.cols >= 16 && unit <= gather16_max_unit && !few_tiles16) {
     switch (piece) {
       case 4: return launch_gather16<4>(p, unit, compound, stream);
       case 2: return launch_gather16<2>(p, unit, compound, stream);

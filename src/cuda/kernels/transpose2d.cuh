@@ -36,7 +36,8 @@
 //   16-byte vector that exactly one tile writes (only row heads and tails are stored piecewise). The window
 //   of output bytes a tile owns is shifted by < 16 bytes, hence `halo_rows` extra input rows. Shared memory
 //   is gathered in pieces of PieceBytes (the common alignment of units, pointers and pitches, <= 4). A row
-//   (staged or output) is handled by a half-warp, lane q = 16-byte chunk q, so no index needs a division.
+//   (staged or output) is handled by a group of 16 lanes (units up to 16 bytes: a half-warp), 32 or 64 (units of
+//   17-64 bytes, so a tile still holds >= 15 of them a side), lane q = 16-byte chunk q: no index needs a division.
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
@@ -529,14 +530,16 @@ __device__ __forceinline__ void store_chunk(std::uint64_t chunk, int t_lo, int t
 }
 
 inline constexpr int gather16_threads = 256;
-inline constexpr int gather16_lanes = 16;  // lanes per row: chunk q of a row is lane q of a half-warp
-inline constexpr int gather16_rows_per_pass = gather16_threads / gather16_lanes;
 
 /// UnitBytes = 0: the unit size is a run-time value (p.unit_bytes); otherwise it is compile-time, so the
 /// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
-template <int PieceBytes, int UnitBytes, bool Compound = false>
+/// RowChunks: lanes per row (chunk q of a row is lane q of its group): 16 (a half-warp, units <= 16 bytes),
+/// 32 or 64 for wider units (gather16_tile).
+template <int PieceBytes, int UnitBytes, bool Compound = false, int RowChunks = 16>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
+  constexpr int rows_per_pass = gather16_threads / RowChunks;
+  static_assert(RowChunks == 16 || RowChunks == 32 || RowChunks == 64, "rows of 16, 32 or 64 chunks");
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
   // Compound sides: input offsets of the staged rows (tile + halo), then output offsets of the tile's columns.
   __shared__ std::int64_t side_off[Compound ? 2 * gather16_max_rows : 1];
@@ -545,12 +548,12 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
   const int T = static_cast<int>(p.words_tile_rows);  // square tiles
   const unsigned pitch_bytes = 4u * static_cast<unsigned>(p.smem_pitch_words);
-  const unsigned lane = threadIdx.x % gather16_lanes;  // the 16-byte chunk this thread handles in a row
-  const unsigned row0 = threadIdx.x / gather16_lanes;
+  const unsigned lane = threadIdx.x % RowChunks;  // the 16-byte chunk this thread handles in a row
+  const unsigned row0 = threadIdx.x / RowChunks;
   // Word swizzle of staged rows. Lanes of a half-warp gather from rows 16/U apart (U = 1, 2, 4, 8, 16);
   // with the odd pitch alone, 16-row steps all land in 2 banks. XOR-ing the word index with those rows'
   // (r / (16/U)) & 15 spreads the 16 lanes over 16 banks. Other unit sizes step irregularly: no swizzle.
-  constexpr int swizzle_shift = (UnitBytes > 0 && UnitBytes <= 16 && (UnitBytes & (UnitBytes - 1)) == 0)
+  constexpr int swizzle_shift = (RowChunks == 16 && UnitBytes > 0 && UnitBytes <= 16 && (UnitBytes & (UnitBytes - 1)) == 0)
                                     ? (UnitBytes == 1 ? 4 : UnitBytes == 2 ? 3 : UnitBytes == 4 ? 2 : UnitBytes == 8 ? 1 : 0)
                                     : -1;
   auto row_swizzle = [](unsigned r) -> unsigned { return swizzle_shift < 0 ? 0u : (r >> swizzle_shift) & 15u; };
@@ -576,14 +579,14 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     // Staged row r's input offset from in_tile, and its misalignment (the input address mod 16).
     auto row_in = [&](unsigned r) -> std::int64_t { return Compound ? side_off[r] : r * p.in_ld; };
     auto row_mis = [&](unsigned r) -> unsigned { return (in_tile_lo + static_cast<unsigned>(row_in(r))) & 15; };
-    // 1. stage: lane j of a half-warp loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
+    // 1. stage: lane j of a row's group loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
     //    `in_flight` loads per thread are issued before their shared-memory stores.
     constexpr int in_flight = 4;
-    for (unsigned group = 0; group * in_flight * gather16_rows_per_pass < staged_rows; ++group) {
+    for (unsigned group = 0; group * in_flight * rows_per_pass < staged_rows; ++group) {
       uint4 v[in_flight];
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
-        const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
+        const unsigned i = row0 + (group * in_flight + s) * rows_per_pass;
         v[s] = make_uint4(0, 0, 0, 0);
         if (i >= staged_rows) continue;
         const std::uint64_t a = in_tile + row_in(i);
@@ -593,7 +596,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       }
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
-        const unsigned i = row0 + (group * in_flight + s) * gather16_rows_per_pass;
+        const unsigned i = row0 + (group * in_flight + s) * rows_per_pass;
         if (i >= staged_rows) continue;
         std::uint32_t* row = staged + i * p.smem_pitch_words;  // odd pitch, swizzled words: word stores
         const unsigned f = row_swizzle(i);
@@ -614,7 +617,7 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     const unsigned span = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T)) * U;  // bytes of r0..
     // Bytes from base to the row end, capped (only "more than the window" matters): the clamp of b(r).
     const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + 16)) * U;
-    for (unsigned c = row0; c < out_rows; c += gather16_rows_per_pass) {
+    for (unsigned c = row0; c < out_rows; c += rows_per_pass) {
       const std::uint64_t base = out_tile + (Compound ? side_off[col_table + c] : c * p.out_ld) +
                                  static_cast<std::uint64_t>(tc.r0) * U;
       const unsigned phase = static_cast<unsigned>(base) & 15;  // base's offset above the 16-byte grid

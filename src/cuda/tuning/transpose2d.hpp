@@ -75,7 +75,6 @@ struct transpose2d_tile8_policy {
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
 ///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
-///                       (beyond 16 bytes, larger squares for units of 4- and 8-byte words: see below)
 ///   a side shorter than the square side -> that whole side, the other side as long as 16 KiB allows (<= 1024
 ///   rows), so n x 3 and 3 x n problems move 16 KiB per tile instead of 3/32 of a 32 x 32 tile.
 struct transpose2d_words_policy {
@@ -90,21 +89,12 @@ struct words_tile {
 };
 
 /// Tile shape for a rows x cols problem of `unit_bytes` units (see transpose2d_words_policy).
-inline words_tile words_tile_shape(long long rows, long long cols, long long unit_bytes, long long batch = 1) {
+inline words_tile words_tile_shape(long long rows, long long cols, long long unit_bytes) {
   const long long units = transpose2d_words_policy::smem_bytes / unit_bytes - 1;  // room for padding words
-  // Units over 16 bytes that are not whole 16-byte words (20, 28, 36, 40, 44 B: 4- or 8-byte words): the
-  // largest square tile the 16 KiB hold (24 x 24 units of 28 B) instead of 16 x 16, when it still leaves
-  // >= 4096 tiles (about four waves of 8 blocks on 132 SMs). H100, 4097 x 3001: 20 B 0.419 -> 0.544,
-  // 28 B 0.494 -> 0.549, 36 B 0.425 -> 0.546, 40 B 0.807 -> 0.860, 44 B 0.473 -> 0.548; fp32 5802 x 3305 x 7
-  // axes 1,0,2 0.494 -> 0.553. Fewer tiles lose (1000 x 300 x 7: 0.634 -> 0.585 with 24 x 24), and units of
-  // 16-byte words gain nothing (48 B 0.912 -> 0.896, 64 B the same). The tiles of every matrix of a batch
-  // count (H100, same call): u8 N-d 40x212x35x45x40 axes 0,3,1,2,4 (7420 x 45 40-byte units, batch 40) 0.738
-  // -> 0.784, 40 B 64 x 700 x 300 0.759 -> 0.909, 20 B 32 x 1000 x 500 0.381 -> 0.526, 44 B 100 x 300 x 200
-  // 0.444 -> 0.515; no row of the N-d suite lost more than 3 %.
-  long long wide = 16;
-  while ((wide + 1) * (wide + 1) <= units) ++wide;
-  const bool wide_tiles = unit_bytes > 16 && unit_bytes % 16 != 0 && (rows / wide) * (cols / wide) * batch >= 4096;
-  const long long side = unit_bytes <= 4 ? 64 : unit_bytes <= 16 ? 32 : wide_tiles ? wide : 16;
+  // Units over 16 bytes reach words only with a side under 16 units: gather16 takes the rest (its 32- and
+  // 64-chunk rows). The wide square words tiles that units of 20-44 bytes used before (24 x 24 units of 28 B
+  // when >= 4096 of them filled the batch; 0.49-0.55 of memcpy, 40 B 0.86-0.91) lost to it everywhere.
+  const long long side = unit_bytes <= 4 ? 64 : unit_bytes <= 16 ? 32 : 16;
   auto fit = [&](long long fixed) {  // the other side, given one side of `fixed` units (padding included)
     long long other = units / fixed;
     if (other > transpose2d_words_policy::max_tile_rows) other = transpose2d_words_policy::max_tile_rows;
@@ -122,25 +112,31 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
   return {side, side};
 }
 
-/// gather16 path (any unit size <= 16 bytes, any alignment): square tiles of `side` units. A staged input
-/// row or an output row is one half-warp (16 lanes x 16-byte chunks), so a tile row holds at most
-/// 16 * 16 - 30 = 226 bytes (row bytes plus up to 15 of misalignment at each end of an output window);
-/// `halo` extra input rows cover the output windows' shift to 16-byte boundaries; rows have an odd pitch
-/// (65 words) so the gathers' walks down a column spread over the banks. Shared memory stays <= 40 KiB
-/// (side + halo <= 156; U = 1: side 140, 40.6 KB; U = 4: side 56, 15.6 KB).
+/// gather16 path (any unit size up to 64 bytes, any alignment): square tiles of `side` units. A staged input
+/// row or an output row is `row_chunks` lanes (16-byte chunk q of a row is lane q of its group), so a tile row
+/// holds at most 16 * row_chunks - 30 bytes (row bytes plus up to 15 of misalignment at each end of an output
+/// window); `halo` extra input rows cover the output windows' shift to 16-byte boundaries; rows have an odd
+/// pitch (4 * row_chunks + 1 words) so the gathers' walks down a column spread over the banks. Units up to 16
+/// bytes take half-warp rows (226 bytes: U = 1 side 140, 40.6 KB; U = 4 side 56, 15.6 KB); wider units take
+/// whole-warp rows up to 30 bytes (482 bytes: 28 B side 17) and two-warp rows beyond (994 bytes: 44 B side 22,
+/// 64 B side 15), so a tile keeps >= 15 units a side instead of 226 / U (28 B: 8, 64 B: 3). Shared memory stays
+/// <= 40.6 KiB (side + halo <= 156).
 /// Most rows a gather16 tile stages (side + halo), and so most columns too.
 inline constexpr int gather16_max_rows = 156;
+/// Largest unit gather16 takes (two-warp rows hold >= 15 of them).
+inline constexpr int gather16_max_unit = 64;
 
 struct gather16_shape {
-  long long side, halo, pitch_words, smem_bytes;
+  long long side, halo, row_chunks, pitch_words, smem_bytes;
 };
 
 inline gather16_shape gather16_tile(long long unit_bytes) {
   gather16_shape g{};
+  g.row_chunks = unit_bytes <= 16 ? 16 : unit_bytes <= 30 ? 32 : 64;
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
-  g.side = 226 / unit_bytes;
+  g.side = (16 * g.row_chunks - 30) / unit_bytes;
   if (g.side + g.halo > gather16_max_rows) g.side = gather16_max_rows - g.halo;
-  g.pitch_words = 4 * 16 + 1;
+  g.pitch_words = 4 * g.row_chunks + 1;
   g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
 }
