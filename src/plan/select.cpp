@@ -23,8 +23,9 @@ namespace xpose::detail {
 namespace {
 
 // Rows at most this long (bytes) are moved as units of a 2-D transpose when the remaining axes allow:
-// a row gather of short rows wastes most of each 32-byte sector, the tiled transpose does not.
-constexpr std::int64_t max_unit_bytes = 64;
+// a row gather of short rows wastes most of each 32-byte sector, the tiled transpose does not. 128 bytes:
+// the GPU's gather16 takes units up to that size in tiles of >= 15 units a side (tuning/transpose2d.hpp).
+constexpr std::int64_t max_unit_bytes = 128;
 
 // A tile side grows while it is shorter than both of these: 256 bytes is two 128-byte lines per run (whole
 // sectors however the run is aligned); 128 units bounds the mixed-radix work per row for 1-byte units.

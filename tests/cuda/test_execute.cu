@@ -117,21 +117,25 @@ TEST(Transpose2d, WordTilesForUnitsOverSixteenBytesWithAShortSide) {
   check(problem{{52, 230, 7}, {0, 2, 1}, 28, {}, {}}, 4, 8);
 }
 
-TEST(Transpose2d, Gather16RowsOfThirtyTwoAndSixtyFourChunksForUnitsUpToSixtyFourBytes) {
-  // Units of 17-64 bytes take gather16 with rows of 32 chunks (up to 30 bytes) or 64 (tuning/transpose2d.hpp):
-  // every piece width (1-, 2-, 4-byte common alignment), partial edge tiles, rows just past a tile, shifted
+TEST(Transpose2d, Gather16WideRowsForUnitsUpTo128Bytes) {
+  // Units of 17-128 bytes take gather16 with rows of 32 chunks (up to 30 bytes), 64 (up to 64) or 128
+  // (tuning/transpose2d.hpp): every piece width (1-, 2-, 4-byte common alignment), partial edge tiles, rows just past a tile, shifted
   // and pitched views, a batch and compound sides.
-  for (std::int64_t e : {17, 18, 20, 23, 28, 30, 31, 32, 36, 44, 48, 52, 60, 63, 64}) {
+  for (std::int64_t e : {17, 18, 20, 23, 28, 30, 31, 32, 36, 44, 48, 52, 60, 63, 64, 65, 72, 80, 100, 127, 128}) {
     check(problem{{211, 173}, {1, 0}, e, {}, {}});
     check(problem{{211, 173}, {1, 0}, e, {}, {}}, 3, 5);
   }
-  for (std::int64_t e : {20, 28, 44, 64})
-    for (std::int64_t side : {16, 17, 18, 22, 23, 35, 36})
+  for (std::int64_t e : {20, 28, 44, 64, 80, 128})
+    for (std::int64_t side : {15, 16, 17, 18, 22, 23, 35, 36})
       check(problem{{side + 1, side + 17}, {1, 0}, e, {}, {}}, 0, 1);
   check(problem{{1003, 911}, {1, 0}, 28, {1010, 1}, {1009, 1}}, 4, 8);
   check(problem{{7, 130, 90}, {0, 2, 1}, 40, {}, {}}, 8, 0);
   check(problem{{7, 30, 50, 60, 7}, {2, 0, 3, 1, 4}, 4, {}, {}}, 0, 4);  // 28-byte units, compound sides
   check(problem{{5, 3, 40, 7, 30, 11}, {3, 0, 4, 1, 2, 5}, 4, {}, {}}, 2, 0);
+  check(problem{{40, 26, 35, 45, 40}, {0, 3, 1, 2, 4}, 2, {}, {}}, 2, 6);  // 80-byte units, a batch
+  check(problem{{21, 33, 24, 49, 28}, {1, 3, 2, 0, 4}, 3, {}, {}}, 0, 1);  // 84-byte units of RGB8 pixels
+  check(problem{{230, 190, 17}, {1, 0, 2}, 4, {}, {}}, 4, 0);             // 68-byte units, a short side
+  check(problem{{13, 2000, 33}, {1, 0, 2}, 4, {}, {}});                   // 132-byte rows: rows kernel
 }
 
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {

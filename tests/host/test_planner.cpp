@@ -449,6 +449,16 @@ TEST(Planner, Rgb8TransposeMovesThreeByteUnits) {
   EXPECT_EQ(g.batch_rank, 0);
 }
 
+TEST(Planner, RowsOfUpTo128BytesAreUnitsOfATranspose) {
+  // (300, 200, 20) -> (200, 300, 20) fp32: 80-byte rows are the units of a 300 x 200 transpose; 33 floats
+  // (132 bytes) are past the limit and go to the rows kernel.
+  const xpose::plan units = plan_of({{300, 200, 20}, {1, 0, 2}, 4, {}, {}});
+  EXPECT_EQ(units.algo(), algorithm::transpose2d);
+  EXPECT_EQ(units.geometry().elem_words * units.geometry().word_bytes, 80);
+  EXPECT_EQ(plan_of({{300, 200, 32}, {1, 0, 2}, 4, {}, {}}).algo(), algorithm::transpose2d);
+  EXPECT_EQ(plan_of({{300, 200, 33}, {1, 0, 2}, 4, {}, {}}).algo(), algorithm::rows);
+}
+
 TEST(Planner, PermutationKeepingTheLastAxisIsRows) {
   // Rows of 50 floats (200 bytes) widen to 25 8-byte words.
   const xpose::plan plan = plan_of({{3, 4, 50}, {1, 0, 2}, 4, {}, {}});

@@ -16,8 +16,8 @@
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {3, 6, 12, 24} B, both sides >= 16 units, one axis a side            -> pixel48<unit>
 //     (dispatch/pixel48.cu)
-//   otherwise, both sides >= 16 units of <= 64 bytes                             -> gather16<G>, G = the
-//     common alignment of unit, pointers and pitches (<= 4); rows of 32 / 64 chunks for units over 16 bytes
+//   otherwise, both sides >= 16 units of <= 128 bytes                            -> gather16<G>, G = the
+//     common alignment of unit, pointers and pitches (<= 4); rows of 32-128 chunks for units over 16 bytes
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
 // Compound tile sides (plan_geometry::row_* / col_*, N-d permutations with short fastest axes) take the same
@@ -200,10 +200,11 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
     case 16: return launch_gather16_kernel<PieceBytes, 16>(p, compound, smem, stream);
     default: break;
   }
-  // Units of 17-64 bytes (N-d permutations that keep a short fastest axis: 5 x fp32, 7 x fp32, 5 x fp64, ...):
-  // run-time unit size, rows of 32 or 64 chunks.
+  // Units of 17-128 bytes (N-d permutations that keep a short fastest axis: 5 x fp32, 7 x fp32, 5 x fp64, ...):
+  // run-time unit size, rows of 32, 64 or 128 chunks.
   if (g.row_chunks == 32) return launch_gather16_kernel<PieceBytes, 0, 32>(p, compound, smem, stream);
   if (g.row_chunks == 64) return launch_gather16_kernel<PieceBytes, 0, 64>(p, compound, smem, stream);
+  if (g.row_chunks == 128) return launch_gather16_kernel<PieceBytes, 0, 128>(p, compound, smem, stream);
   return launch_gather16_kernel<PieceBytes, 0>(p, compound, smem, stream);
 }
 
@@ -284,7 +285,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                           const device_info& dev) {
   const std::int64_t wb = planned.word_bytes;
   const std::int64_t unit = planned.elem_words * wb;
-  if (unit > 64) return status(status_code::internal, "transpose2d unit larger than 64 bytes");
+  if (unit > gather16_max_unit) return status(status_code::internal, "transpose2d unit larger than 128 bytes");
   // Compound sides run in vec16 / gather16 (both sides >= 16 units of <= 16 bytes) or in words (rectangular
   // tiles: a short side whole, the other long), never in skinny / batched_flat, which take one axis a side.
   const bool compound = planned.compound();
@@ -474,7 +475,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // bytes). H100, same call (benchmarks/suites/wide_units.txt), words -> gather16: fp32 5802 x 3305 x 7
   // axes 1,0,2 (28 B) 0.550 -> 0.900, 6000 x 4000 x 5 (20 B) 0.542 -> 0.947, 44 B 0.544 -> 0.927, fp16 x 13
   // (26 B) 0.290 -> 0.863, u8 x 23 0.150 -> 0.707, 32 B 4097 x 3001 0.790 -> 0.919, fp64 x 5 (40 B) 0.895 ->
-  // 0.939, batched 32 x 1000 x 500 x 5 fp32 0.526 -> 0.974; 64 B 2500^2 0.955 -> 0.944 the only loss.
+  // 0.939, batched 32 x 1000 x 500 x 5 fp32 0.526 -> 0.974; 64 B 2500^2 0.955 -> 0.944 the only loss. Rows of
+  // 65-128 bytes, which the rows kernel gathered one a time, are units here too (plan/select.cpp): fp32 x 20
+  // (80 B) 0.749 -> 0.931, fp64 x 9 0.652 -> 0.889, u8 x 100 0.544 -> 0.891, fp32 x 31 0.686 -> 0.922.
   if (g.rows >= 16 && g.cols >= 16 && unit <= gather16_max_unit && !few_tiles16) {
     switch (piece) {
       case 4: return launch_gather16<4>(p, unit, compound, stream);

@@ -36,8 +36,9 @@
 //   16-byte vector that exactly one tile writes (only row heads and tails are stored piecewise). The window
 //   of output bytes a tile owns is shifted by < 16 bytes, hence `halo_rows` extra input rows. Shared memory
 //   is gathered in pieces of PieceBytes (the common alignment of units, pointers and pitches, <= 4). A row
-//   (staged or output) is handled by a group of 16 lanes (units up to 16 bytes: a half-warp), 32 or 64 (units of
-//   17-64 bytes, so a tile still holds >= 15 of them a side), lane q = 16-byte chunk q: no index needs a division.
+//   (staged or output) is handled by a group of 16 lanes (units up to 16 bytes: a half-warp), 32, 64 or 128
+//   (units of 17-128 bytes, so a tile still holds >= 15 of them a side), lane q = 16-byte chunk q: no index
+//   needs a division.
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
@@ -534,12 +535,13 @@ inline constexpr int gather16_threads = 256;
 /// UnitBytes = 0: the unit size is a run-time value (p.unit_bytes); otherwise it is compile-time, so the
 /// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
 /// RowChunks: lanes per row (chunk q of a row is lane q of its group): 16 (a half-warp, units <= 16 bytes),
-/// 32 or 64 for wider units (gather16_tile).
+/// 32, 64 or 128 for wider units (gather16_tile).
 template <int PieceBytes, int UnitBytes, bool Compound = false, int RowChunks = 16>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
   constexpr int rows_per_pass = gather16_threads / RowChunks;
-  static_assert(RowChunks == 16 || RowChunks == 32 || RowChunks == 64, "rows of 16, 32 or 64 chunks");
+  static_assert(RowChunks == 16 || RowChunks == 32 || RowChunks == 64 || RowChunks == 128,
+                "rows of 16, 32, 64 or 128 chunks");
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
   // Compound sides: input offsets of the staged rows (tile + halo), then output offsets of the tile's columns.
   __shared__ std::int64_t side_off[Compound ? 2 * gather16_max_rows : 1];

@@ -112,19 +112,21 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
   return {side, side};
 }
 
-/// gather16 path (any unit size up to 64 bytes, any alignment): square tiles of `side` units. A staged input
+/// gather16 path (any unit size up to 128 bytes, any alignment): square tiles of `side` units. A staged input
 /// row or an output row is `row_chunks` lanes (16-byte chunk q of a row is lane q of its group), so a tile row
 /// holds at most 16 * row_chunks - 30 bytes (row bytes plus up to 15 of misalignment at each end of an output
 /// window); `halo` extra input rows cover the output windows' shift to 16-byte boundaries; rows have an odd
 /// pitch (4 * row_chunks + 1 words) so the gathers' walks down a column spread over the banks. Units up to 16
 /// bytes take half-warp rows (226 bytes: U = 1 side 140, 40.6 KB; U = 4 side 56, 15.6 KB); wider units take
-/// whole-warp rows up to 30 bytes (482 bytes: 28 B side 17) and two-warp rows beyond (994 bytes: 44 B side 22,
-/// 64 B side 15), so a tile keeps >= 15 units a side instead of 226 / U (28 B: 8, 64 B: 3). Shared memory stays
-/// <= 40.6 KiB (side + halo <= 156).
+/// whole-warp rows up to 30 bytes (482 bytes: 28 B side 17), two-warp rows up to 64 (994 bytes: 44 B side 22,
+/// 64 B side 15) and four-warp rows beyond (2018 bytes, at most 22 a tile in 48 KiB: 80 B side 22, 128 B side
+/// 15), so a tile keeps >= 15 units a side instead of 226 / U (28 B: 8, 64 B: 3). Shared memory stays within
+/// the default 48 KiB of dynamic shared memory (side + halo <= 156 rows, and <= 48 KiB).
 /// Most rows a gather16 tile stages (side + halo), and so most columns too.
 inline constexpr int gather16_max_rows = 156;
-/// Largest unit gather16 takes (two-warp rows hold >= 15 of them).
-inline constexpr int gather16_max_unit = 64;
+/// Largest unit gather16 takes (four-warp rows hold >= 15 of them).
+inline constexpr int gather16_max_unit = 128;
+inline constexpr long long gather16_max_smem = 48 * 1024;
 
 struct gather16_shape {
   long long side, halo, row_chunks, pitch_words, smem_bytes;
@@ -132,11 +134,13 @@ struct gather16_shape {
 
 inline gather16_shape gather16_tile(long long unit_bytes) {
   gather16_shape g{};
-  g.row_chunks = unit_bytes <= 16 ? 16 : unit_bytes <= 30 ? 32 : 64;
+  g.row_chunks = unit_bytes <= 16 ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
+  g.pitch_words = 4 * g.row_chunks + 1;
   g.side = (16 * g.row_chunks - 30) / unit_bytes;
   if (g.side + g.halo > gather16_max_rows) g.side = gather16_max_rows - g.halo;
-  g.pitch_words = 4 * g.row_chunks + 1;
+  const long long smem_rows = gather16_max_smem / (4 * g.pitch_words);
+  if (g.side + g.halo > smem_rows) g.side = smem_rows - g.halo;
   g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
 }
