@@ -138,6 +138,14 @@ TEST(Transpose2d, Gather16WideRowsForUnitsUpTo128Bytes) {
   check(problem{{13, 2000, 33}, {1, 0, 2}, 4, {}, {}});                   // 132-byte rows: rows kernel
 }
 
+TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {
+  // 8-byte aligned 1-byte problems of >= 48 MiB take vec8's 256 x 128-byte tiles (transpose2d_tile8_wide_policy):
+  // partial tiles on both sides, a batch, compound sides, shifted pointers.
+  check(problem{{8200, 6152}, {1, 0}, 1, {}, {}}, 8, 0);
+  check(problem{{5, 3000, 3352}, {0, 2, 1}, 1, {}, {}});
+  check(problem{{16, 1024, 56, 56}, {0, 2, 3, 1}, 1, {}, {}}, 0, 8);
+}
+
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
   // fp16 packed batches whose rows are 8-byte but not 16-byte aligned take vec8<2> tiles: full and partial
   // tiles, pointers shifted by 8 bytes.

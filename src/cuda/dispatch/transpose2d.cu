@@ -132,13 +132,13 @@ status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cu
 }
 
 // vec8 / shift8 (1- and 2-byte units): vec16 / shift16's micro-tiles with 8-byte chunks.
-template <int UnitBytes, bool Shift>
+template <int UnitBytes, bool Shift, class Policy = transpose2d_tile8_policy<UnitBytes>>
 status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
-  using S = tile8_shape<UnitBytes>;
+  using S = tile8_shape<UnitBytes, Policy>;
   set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
-  if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true><<<grid, S::threads, 0, stream>>>(p);
-  else transpose2d_tile8_kernel<UnitBytes, Shift, false><<<grid, S::threads, 0, stream>>>(p);
+  if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
+  else transpose2d_tile8_kernel<UnitBytes, Shift, false, Policy><<<grid, S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return cuda_failure(e, Shift ? "transpose2d_shift8 launch" : "transpose2d_vec8 launch");
   return status::ok();
@@ -448,7 +448,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // output rows are 16-byte aligned keep shift16 (2336 x 478 x 481 with 1123616-byte output pitch: 0.704 ->
   // 0.609 as shift8; ph = 0 there, so shift16 pays for the realignment on one side only).
   if (unit == 1 && vec16_tiles_filled(g.rows, g.cols, unit)) {
-    if (align % 8 == 0) return launch_tiles8<1, false>(p, compound, stream);
+    if (align % 8 == 0) {
+      // 512-thread tiles (256 x 128 bytes) on problems of at least the L2's size; smaller ones keep twice as
+      // many 256-thread tiles (see transpose2d_tile8_wide_policy).
+      if (g.rows * g.cols * g.batch_count() >= vec8_wide_min_bytes)
+        return launch_tiles8<1, false, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
+      return launch_tiles8<1, false>(p, compound, stream);
+    }
     const bool out_aligned16 = out_align_bits % 16 == 0;
     // With row tiles fastest (below), shift8 while its resident tiles (4 an SM) still span >= 4 column strips,
     // i.e. <= one tile row an SM; taller matrices keep shift16 (6 an SM). H100, same call: 16383 x 16385
