@@ -173,6 +173,19 @@ TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
   check(problem{{13, 120, 77}, {0, 2, 1}, 4, {}, {}}, 4, 8);
 }
 
+TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
+  // batched_flat's 32-bit piece walk: output chunks that cross an output row, a matrix (one matrix a tile, the
+  // matrix index from compares; several, from div32), units of one piece and of several (3-, 6-, 12-byte),
+  // shifted pointers so that windows shift past matrix boundaries.
+  for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16}) {
+    check(problem{{9, 65, 194}, {0, 2, 1}, e, {}, {}}, 0, 3 * (e % 2));
+    check(problem{{33, 17, 29}, {0, 2, 1}, e, {}, {}}, 1, 0);
+  }
+  check(problem{{7, 208, 224}, {0, 2, 1}, 1, {}, {}});        // 46.6 KB aligned matrices: one a tile
+  check(problem{{7, 151, 149}, {0, 2, 1}, 1, {}, {}}, 5, 9);  // 22.5 KB, windows past matrix ends
+  check(problem{{11, 100, 100}, {0, 2, 1}, 1, {}, {}});
+}
+
 TEST(Transpose2d, BatchedTinyMatricesWholeTilesEveryKAndPhase) {
   // skinny16's flat batches: b x K x n <-> b x n x K, K <= 16, n U whole 8- or 16-byte pieces; a partial last
   // tile (257 matrices), shifted pointers in turn.

@@ -230,6 +230,14 @@ status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t
   const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix, aligned));
   p.matrix_bytes_div = fast_divmod(static_cast<std::uint64_t>(matrix));
   p.out_row_bytes_div = fast_divmod(static_cast<std::uint64_t>(p.rows * unit));
+  // The kernel's 32-bit splits: offsets x < (M + 1) S + 16 within a tile's staged matrices. div32 is exact
+  // while x d < 2^32: for M > 1, M S <= 16 KiB so x and S < 2^16; for M = 1 the matrix index comes from
+  // compares, and y < S <= 47 KiB divided by rows * U <= S and by U (S^2 < 2^32).
+  static_assert(std::int64_t{batched_flat_max_smem} * batched_flat_max_smem < (std::int64_t{1} << 32),
+                "batched_flat's div32 splits need S^2 < 2^32");
+  p.flat_matrix_div = div32(static_cast<unsigned>(matrix));
+  p.flat_row_div = div32(static_cast<unsigned>(p.rows * unit));
+  p.flat_unit_div = div32(static_cast<unsigned>(unit));
   p.tiles_total = ceil_div(batch, p.matrices_per_tile);
   switch (unit) {
     case 1: if constexpr (PieceBytes <= 1) return launch_batched_flat_kernel<PieceBytes, 1>(p, smem, stream); break;

@@ -96,6 +96,9 @@ struct transpose2d_params {
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U
   fast_divmod out_row_bytes_div; // by rows * U
+  div32 flat_matrix_div;         // the same divisors for 32-bit offsets within a tile's staged matrices
+  div32 flat_row_div;
+  div32 flat_unit_div;           // by U
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
   // Compound tile sides (vec16 / gather16 with Compound = true; plan_geometry's row_* / col_*): row r's input
@@ -1130,36 +1133,61 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
 
     const std::uint64_t o_aligned = (out_base + w0) & ~std::uint64_t{15};
     const unsigned out_chunks = static_cast<unsigned>((out_base + w1 - o_aligned + 15) / 16);
+    // 32-bit walk. The staged bytes start with matrix in_first / S at offset stage0; output byte x (relative
+    // to that matrix's output address) is byte k of unit rr (input row) of output row cc (input column) of
+    // staged matrix mm. Offsets stay below ~100 KiB, so div32's one-multiply splits are exact (see the
+    // dispatcher); for one matrix a tile (S > 8 KiB) mm is 0, 1 or 2 and comes from two compares.
+    const unsigned S32 = static_cast<unsigned>(S), RU = R * U, CU = C * U;
+    const unsigned stage0 = static_cast<unsigned>(a - a_aligned);
+    const std::uint64_t win0 = out_base + in_first;
     for (unsigned q = threadIdx.x; q < out_chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = o_aligned + 16 * std::uint64_t{q};
       const std::uint64_t lo = std::max(chunk, out_base + w0), hi = std::min(chunk + 16, out_base + w1);
       if (lo >= hi) continue;
-      // Output byte x -> matrix mm, output row cc (input column), unit rr (input row), byte k.
-      std::uint64_t y = 0, rem = 0, kk = 0;
-      const std::uint64_t mm = p.matrix_bytes_div.divmod(lo - out_base, y);
-      unsigned cc = static_cast<unsigned>(p.out_row_bytes_div.divmod(y, rem));
-      unsigned rr = static_cast<unsigned>(rem / U);
-      unsigned k = static_cast<unsigned>(rem - rr * U);
-      (void)kk;
-      // Staged offset of input byte (mm, rr, cc, k): matrix start + rr * C * U + cc * U + k.
-      unsigned mat = static_cast<unsigned>(in_base + mm * S - a_aligned);
+      const unsigned x = static_cast<unsigned>(lo - win0);
+      const unsigned mm = p.matrices_per_tile == 1 ? (x >= S32) + (x >= 2 * S32) : p.flat_matrix_div.div(x);
+      const unsigned y = x - mm * S32;
+      unsigned cc = p.flat_row_div.div(y);
+      const unsigned rem = y - cc * RU;
+      const unsigned rr = UnitBytes > 0 ? rem / U : p.flat_unit_div.div(rem);
+      unsigned k = rem - rr * U;
+      // Staged offset of the current piece, units left in the current output row.
+      unsigned off = stage0 + mm * S32 + rr * CU + cc * U + k;
+      unsigned left = R - rr;
       const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int tp = 0; tp < pieces; ++tp) {
-        if (tp < t_lo || tp >= t_hi) continue;
-        const unsigned off = mat + (rr * C + cc) * U + k;
-        w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
+      // Next piece: the next byte of the unit, else the same column of the next input row, else (output row
+      // done) row 0 of the next column, else the next matrix. Branch-free but for the rare matrix carry.
+      auto advance = [&] {
         k += PieceBytes;
-        if (k == U) {  // next unit of the output row; carry into the next row, then the next matrix
-          k = 0;
-          if (++rr == R) {
-            rr = 0;
-            if (++cc == C) {
-              cc = 0;
-              mat += static_cast<unsigned>(S);
-            }
+        const bool unit_done = UnitBytes == PieceBytes || k == U;
+        if (UnitBytes != PieceBytes && !unit_done) {
+          off += PieceBytes;
+          return;
+        }
+        k = 0;
+        off += CU - U + PieceBytes;  // (PieceBytes == U when the unit is one piece)
+        if (--left == 0) {
+          left = R;
+          off += U - R * CU;
+          if (++cc == C) {
+            cc = 0;
+            off += S32 - CU;
           }
+        }
+      };
+      if (t_lo == 0 && t_hi == pieces) {
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp) {
+          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
+          advance();
+        }
+      } else {
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp) {
+          if (tp < t_lo || tp >= t_hi) continue;
+          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
+          advance();
         }
       }
       store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
