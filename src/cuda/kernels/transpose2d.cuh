@@ -1176,7 +1176,19 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
           }
         }
       };
-      if (t_lo == 0 && t_hi == pieces) {
+      if (UnitBytes == PieceBytes && t_lo == 0 && t_hi == pieces && R >= pieces) {
+        // One piece a unit, and output rows of >= 16 / U units: the chunk crosses at most one row end, after
+        // n1 pieces; the rest start at row 0 of the next column (or of the next matrix). Piece j is at
+        // off + j CU, plus `delta` once past the row end.
+        const unsigned n1 = left < pieces ? left : pieces;
+        const unsigned next = off - rr * CU + U + (cc + 1 == C ? S32 - CU : 0u);
+        const unsigned delta = next - n1 * CU - off;
+#pragma unroll
+        for (int tp = 0; tp < pieces; ++tp) {
+          const unsigned at = off + tp * CU + (static_cast<unsigned>(tp) >= n1 ? delta : 0u);
+          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + at) << (8 * ((tp * PieceBytes) % 4));
+        }
+      } else if (t_lo == 0 && t_hi == pieces) {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
