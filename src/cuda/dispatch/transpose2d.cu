@@ -8,7 +8,8 @@
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>
 //   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
-//   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8;
+//   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8
+//     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
