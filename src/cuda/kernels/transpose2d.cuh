@@ -602,7 +602,8 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
         const unsigned i = row0 + (group * in_flight + s) * rows_per_pass;
-        if (i >= staged_rows) continue;
+        // Lanes past the staged row's chunks (a pitch shorter than RowChunks chunks: gather16_tile) hold none.
+        if (i >= staged_rows || 4 * lane + 1 >= static_cast<unsigned>(p.smem_pitch_words)) continue;
         std::uint32_t* row = staged + i * p.smem_pitch_words;  // odd pitch, swizzled words: word stores
         const unsigned f = row_swizzle(i);
         row[(4 * lane + 0) ^ f] = v[s].x;

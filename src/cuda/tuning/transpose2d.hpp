@@ -136,9 +136,10 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
 /// pitch (4 * row_chunks + 1 words) so the gathers' walks down a column spread over the banks. Units up to 16
 /// bytes take half-warp rows (226 bytes: U = 1 side 140, 40.6 KB; U = 4 side 56, 15.6 KB); wider units take
 /// whole-warp rows up to 30 bytes (482 bytes: 28 B side 17), two-warp rows up to 64 (994 bytes: 44 B side 22,
-/// 64 B side 15) and four-warp rows beyond (2018 bytes, at most 22 a tile in 48 KiB: 80 B side 22, 128 B side
-/// 15), so a tile keeps >= 15 units a side instead of 226 / U (28 B: 8, 64 B: 3). Shared memory stays within
-/// the default 48 KiB of dynamic shared memory (side + halo <= 156 rows, and <= 48 KiB).
+/// 64 B side 15) and four-warp rows beyond (2018 bytes; in 48 KiB, with staged rows only as long as a tile row
+/// needs: 65 B side 26, 80 B side 24, 128 B side 15), so a tile keeps >= 15 units a side instead of 226 / U
+/// (28 B: 8, 64 B: 3). Shared memory stays within the default 48 KiB of dynamic shared memory (side + halo <=
+/// 156 rows, and <= 48 KiB).
 /// Most rows a gather16 tile stages (side + halo), and so most columns too.
 inline constexpr int gather16_max_rows = 156;
 /// Largest unit gather16 takes (four-warp rows hold >= 15 of them).
@@ -156,8 +157,14 @@ inline gather16_shape gather16_tile(long long unit_bytes) {
   g.pitch_words = 4 * g.row_chunks + 1;
   g.side = (16 * g.row_chunks - 30) / unit_bytes;
   if (g.side + g.halo > gather16_max_rows) g.side = gather16_max_rows - g.halo;
-  const long long smem_rows = gather16_max_smem / (4 * g.pitch_words);
-  if (g.side + g.halo > smem_rows) g.side = smem_rows - g.halo;
+  // Four-warp rows: 48 KiB bind before the row length does. Staged rows then get only the chunks a row of
+  // `side` units can cover (misaligned by up to 15 bytes), not all 128 lanes' worth: 80-byte units take 24
+  // a side instead of 22 (45 columns: 2 tiles instead of 3), 72-byte 25, 65-byte 26; from 96 bytes up the row
+  // length binds (21 a side) and nothing changes.
+  auto pitch_for = [&](long long side) { return 4 * ((side * unit_bytes + 15 + 15) / 16) + 1; };
+  if (g.row_chunks == 128)
+    while (g.side > 1 && (g.side + g.halo) * pitch_for(g.side) * 4 > gather16_max_smem) --g.side;
+  if (g.row_chunks == 128) g.pitch_words = pitch_for(g.side);
   g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
 }
