@@ -153,6 +153,7 @@ TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
     check(problem{{40, 100, 100}, {0, 2, 1}, 2, {}, {}}, shift, 8 - shift);
     check(problem{{24, 64, 72}, {0, 2, 1}, 2, {}, {}}, shift, shift);
     check(problem{{3, 132, 68}, {0, 2, 1}, 2, {}, {}}, 0, shift);
+    check(problem{{5, 140, 152}, {0, 2, 1}, 2, {}, {}}, shift, 0);  // >= 20000-byte matrices: 64 x 128 tiles
   }
 }
 

@@ -423,8 +423,21 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 200-byte rows; 64 x 72: 28 % of vec16's 128 x 128 tiles): vec8's 64 x 64-unit tiles instead of whole
   // matrices a tile. H100, same call: 4096 x 100 x 100 0.684 -> 0.761-0.783, 8192 x 64 x 72 0.668 -> 0.945
   // (shift16 lost: 0.646, 0.457). 1-byte batches keep whole matrices (shift8: 18138 x 100 x 37 0.574 -> 0.312).
-  if (!compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit))
+  // Matrices of >= 20000 bytes take 64 x 128-unit tiles of 512 threads (transpose2d_tile8_wide_policy<2>).
+  // H100, same calls, 64 x 64 -> 64 x 128 tiles: every batch of >= 20000-byte matrices measured gained or tied
+  // (100 x 100 0.765 -> 0.916, 104 x 100 0.799 -> 0.928, 108 x 100 0.738 -> 0.920, 140 x 100 0.747 -> 0.890,
+  // 100 x 120 0.734 -> 0.758, 100 x 128 0.740 -> 0.746, 300 x 200 and 500 x 300 0.72 both), every one under
+  // it lost (96 x 100 0.955 -> 0.910, 100 x 92 0.928 -> 0.898, 84 x 112 0.912 -> 0.883, 76 x 100 0.841 ->
+  // 0.802, 100 x 60 0.785 -> 0.654, 64 x 72 0.946 -> 0.895). Why the size separates them is not known yet.
+  // Checked on ten other batches (same call, vs 64 x 64 everywhere): 100 x 116 0.736 -> 0.831, 156 x 100 0.731
+  // -> 0.912, 180 x 124 0.718 -> 0.733, 100 x 100 0.783 -> 0.912, 300 x 200 0.720 -> 0.750; 120 x 84 lost
+  // (0.957 -> 0.919); under 20000 bytes (92 x 80, 88 x 104, 64 x 72) and vec16's 112 x 96 unchanged.
+  if (!compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit)) {
+    constexpr std::int64_t vec8_wide_matrix_bytes = 20000;
+    if (matrix_bytes >= vec8_wide_matrix_bytes)
+      return launch_tiles8<2, false, transpose2d_tile8_wide_policy<2>>(p, compound, stream);
     return launch_tiles8<2, false>(p, compound, stream);
+  }
   // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
   if (!compound && packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |

@@ -78,14 +78,13 @@ struct transpose2d_tile8_policy {
 /// 0.966 -> 0.984, batched 256 x 624 x 480 0.791 -> 0.913, 64 x 1000 x 1000 0.740 -> 0.937; smaller problems
 /// lose (4096^2 0.960 -> 0.933, 512 x 256 x 200 0.946 -> 0.886: half as many tiles), hence
 /// vec8_wide_min_bytes. Not for shift8 (misaligned bytes: 4097 x 3001 0.883 -> 0.80, 228 x 620 x 475 0.752 ->
-/// 0.64) nor for 2-byte units (64 x 128-unit tiles: fp16 batched 4096 x 100 x 100 0.753 -> 0.914, but 4096 x
-/// 96 x 100 0.955 -> 0.910, 4096 x 100 x 60 0.785 -> 0.654, 8192 x 72 x 64 0.807 -> 0.523; 64 x 128-unit
-/// tiles vs 64 x 64 over ten fp16 batches of 76-140 x 76-128: 108 x 100 0.738 -> 0.920, 140 x 100 0.747 ->
-/// 0.890, 104 x 100 0.799 -> 0.928, but 76 x 100 0.841 -> 0.802, 100 x 92 0.928 -> 0.898, 84 x 112 0.912 ->
-/// 0.883, and 100 x 120 / 100 x 128 0.73-0.76 either way: no rule found yet).
+/// 0.64). 2-byte units (packed fp16 batches with 8-byte aligned rows) take 64 x 128-unit tiles only for
+/// matrices of >= 20000 bytes: the measurements are in the dispatcher (dispatch/transpose2d.cu).
 template <int UnitBytes>
 struct transpose2d_tile8_wide_policy {
-  static constexpr int mr = 32, mc = 16, min_blocks = 2;
+  // 1-byte units: 256 x 128 bytes (output runs of 256 bytes); 2-byte units (batches of >= 20000-byte matrices,
+  // see the dispatcher): 64 x 128 units (input runs of 256 bytes).
+  static constexpr int mr = UnitBytes == 1 ? 32 : 16, mc = UnitBytes == 1 ? 16 : 32, min_blocks = 2;
 };
 inline constexpr long long vec8_wide_min_bytes = 48ll << 20;
 
