@@ -232,19 +232,20 @@ TEST(CpuExecutor, TransposeAtTileEdgesForEveryElementSize) {
 }
 
 TEST(CpuExecutor, UnitsWithoutACompileTimeKernel) {
-  // Unit sizes outside the compiled set run the word-by-word path: odd element sizes (5, 7, 10, 20, 40 bytes)
-  // and short rows that the planner turns into the units of a transpose (5 fp32 = 20 bytes, 7 fp16 = 14).
+  // Unit sizes outside the compiled set run the word-by-word path: odd element sizes (5, 7, 10, 20, 40, 65,
+  // 100, 128 bytes) and short rows that the planner turns into the units of a transpose (5 fp32 = 20 bytes,
+  // 7 fp16 = 14; rows of up to 128 bytes, 17 fp64 = 136 stay rows).
   std::uint64_t seed = 50;
-  for (const std::int64_t eb : {5, 7, 10, 20, 40}) {
+  for (const std::int64_t eb : {5, 7, 10, 20, 40, 65, 100, 128}) {
     ASSERT_TRUE(run_case({{9, 70}, {1, 0}, eb, {}, {}}, ++seed, "odd element size"));
     ASSERT_TRUE(run_case({{2, 17, 9}, {0, 2, 1}, eb, {}, {9 * 19 + 4, 19, 1}}, ++seed, "odd element size, pitched output"));
   }
-  for (const std::int64_t row : {3, 5, 7, 11}) {
+  for (const std::int64_t row : {3, 5, 7, 11, 15, 17}) {
     for (const std::int64_t eb : {2, 4, 8}) {
       const problem p{{37, 41, row}, {1, 0, 2}, eb, {}, {}};
       auto plan = xpose::make_plan(p);
       ASSERT_TRUE(plan);
-      if (row * eb <= 64) EXPECT_EQ(plan->algo(), xpose::algorithm::transpose2d) << *plan;
+      EXPECT_EQ(plan->algo(), row * eb <= 128 ? xpose::algorithm::transpose2d : xpose::algorithm::rows) << *plan;
       ASSERT_TRUE(run_case(p, ++seed, "short rows as units", 1, 1));
     }
   }
