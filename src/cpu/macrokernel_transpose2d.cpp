@@ -397,6 +397,62 @@ bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kern
   return true;
 }
 
+// Larger or odd-sized small planes of a packed batch (the batch's output one contiguous range, planes of
+// rows shorter than 4 lines, which the row-wise streaming path cannot take): run_planes with the line that
+// a plane's end leaves partial carried into the next plane's staging, so a thread streams its range of the
+// output as whole lines and writes only its first and last partial lines with plain stores. Planes up to
+// 256 KiB (the staging buffer is per thread, on the heap). Before, such batches took the cached path, whose
+// plain stores read every output line first (u8 1115 x 204 x 295: 0.35 of the non-temporal copy).
+bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k,
+                        const isa_kernels& isa, const unsigned char* in, unsigned char* out, int threads) {
+  constexpr std::int64_t max_plane = std::int64_t{256} << 10;
+  const std::int64_t wb = g.word_bytes;
+  const std::int64_t plane_bytes = p.rows * p.cols * p.unit, items = g.batch_count();
+  bool ok = isa.stream_lines != nullptr && items > 1 && p.out_rs == p.rows * p.unit && plane_bytes <= max_plane &&
+            p.rows * p.unit < 4 * line && use_streaming(items * plane_bytes, plane_bytes, host_caches());
+  // Item i's output at i x plane_bytes: the batch axes nest in the output, fastest last.
+  std::int64_t nested = plane_bytes;
+  for (int i = g.batch_rank - 1; i >= 0 && ok; --i) {
+    ok = g.batch_out_stride[i] * wb == nested;
+    nested *= g.batch_extent[i];
+  }
+  if (!ok) return false;
+  const int nt = resolve_threads(threads, items * plane_bytes, items);
+  parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {
+    std::vector<unsigned char> buffer(static_cast<std::size_t>(plane_bytes + 2 * line));
+    unsigned char* stage = buffer.data() + (line - reinterpret_cast<std::uintptr_t>(buffer.data()) % line) % line;
+    batch_cursor b(g, begin), next(g, begin);
+    next.next();
+    unsigned char* dst = out + begin * plane_bytes;  // output address of stage[0] once `pending` is set up
+    std::int64_t pending = 0;                        // bytes at stage[0 ..) not written yet (< one line)
+    for (std::int64_t item = begin; item < end; ++item) {
+      if (item + 1 < end) {
+        const unsigned char* nin = in + next.in_offset() * wb;
+        for (std::int64_t r = 0; r < p.rows; ++r) row_merge::prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
+      }
+      k.tile(in + b.in_offset() * wb, p.in_rs, stage + pending, p.out_rs, p.rows, p.cols, p.words, nullptr);
+      std::int64_t have = pending + plane_bytes, from = 0;
+      if (item == begin) {  // the range's first partial line: plain stores, then dst is line-aligned
+        const auto phase = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(dst) % line);
+        const std::int64_t head = std::min(have, phase == 0 ? 0 : line - phase);
+        std::memcpy(dst, stage, static_cast<std::size_t>(head));
+        dst += head;
+        from = head;
+      }
+      const std::int64_t lines = (have - from) / line;
+      isa.stream_lines(dst, stage + from, lines);
+      dst += lines * line;
+      pending = have - from - lines * line;
+      std::memmove(stage, stage + from + lines * line, static_cast<std::size_t>(pending));
+      b.next();
+      next.next();
+    }
+    std::memcpy(dst, stage, static_cast<std::size_t>(pending));  // the range's last partial line
+    isa.fence();
+  });
+  return true;
+}
+
 // Thin planes (rows x k or k x rows, k small, the long side packed): the level's (de)interleave kernels on
 // chunks of the long side, the ragged end of each plane by the tile kernel. Tasks are (item, chunk).
 // Streaming stores when use_streaming says so (an output of at least one L2) and every output vector lands
@@ -615,6 +671,7 @@ void cpu_transpose2d(const plan_geometry& g, const void* in_v, void* out_v, int 
 
   if (run_thin(g, p, k, isa, lg, in, out, threads)) return;
   if (run_planes(g, p, k, isa, in, out, threads)) return;
+  if (run_planes_carried(g, p, k, isa, in, out, threads)) return;
   plan_geometry gm = g;
   const row_merge m = merge_output_rows(gm, p);
 

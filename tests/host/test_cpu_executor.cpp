@@ -263,6 +263,19 @@ TEST(CpuExecutor, ThinPlanesAoSAndSoA) {
       }
 }
 
+TEST(CpuExecutor, BatchedSmallPlanesStreamedAsOneRange) {
+  // Packed batches of planes with output rows under 256 bytes and no whole-line planes (run_planes_carried):
+  // each thread streams its part of the output as whole lines, a plane's last partial line carried into the
+  // next; odd sizes, every unit size, a misaligned output (check_problem runs 1, 2 and all threads). The
+  // batches exceed one L2 (>= 3.5 MiB), as the path requires.
+  std::uint64_t seed = 900;
+  for (const std::int64_t eb : {1, 2, 4, 8, 3}) {
+    const std::int64_t rows = 200 / eb + 3;
+    ASSERT_TRUE(run_case({{60, rows, 295}, {0, 2, 1}, eb, {}, {}}, ++seed, "batched planes, streamed"));
+    ASSERT_TRUE(run_case({{61, rows, 297}, {0, 2, 1}, eb, {}, {}}, ++seed, "batched planes, streamed", 0, 5 * eb));
+  }
+}
+
 TEST(CpuExecutor, BatchedTransposeAndNchwToNhwc) {
   std::uint64_t seed = 200;
   for (const std::int64_t eb : elem_sizes) {
