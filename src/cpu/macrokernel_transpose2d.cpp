@@ -401,7 +401,7 @@ bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kern
 // rows shorter than 4 lines, which the row-wise streaming path cannot take): run_planes with the line that
 // a plane's end leaves partial carried into the next plane's staging, so a thread streams its range of the
 // output as whole lines and writes only its first and last partial lines with plain stores. Planes up to
-// 256 KiB (the staging buffer is per thread, on the heap). Before, such batches took the cached path, whose
+// 256 KiB (staged in the thread's pack_buffer). Before, such batches took the cached path, whose
 // plain stores read every output line first (u8 1115 x 204 x 295: 0.35 of the non-temporal copy).
 bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k,
                         const isa_kernels& isa, const unsigned char* in, unsigned char* out, int threads) {
@@ -419,8 +419,7 @@ bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const t
   if (!ok) return false;
   const int nt = resolve_threads(threads, items * plane_bytes, items);
   parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<unsigned char> buffer(static_cast<std::size_t>(plane_bytes + 2 * line));
-    unsigned char* stage = buffer.data() + (line - reinterpret_cast<std::uintptr_t>(buffer.data()) % line) % line;
+    unsigned char* stage = pack_buffer(plane_bytes + line);  // the thread's kept buffer: no allocation a call
     batch_cursor b(g, begin), next(g, begin);
     next.next();
     unsigned char* dst = out + begin * plane_bytes;  // output address of stage[0] once `pending` is set up
