@@ -45,6 +45,26 @@ struct tile_kernel {
   tile_fn stream_carry = nullptr;
 };
 
+/// One period of a packed batch of small planes seen as a periodic byte permutation (macrokernel_periodic.cpp):
+/// `period` bytes (a common multiple of the plane and of 64) of output, written as `vectors` 64-byte vectors,
+/// read from the same `period` bytes of input. Output vector j is assembled from windows [first[j],
+/// first[j + 1]): window w is the 128 input bytes at src[w] (relative to the period's first input byte),
+/// permuted by its 64 indices (index + 64 w; granules of the level's periodic_granule bytes), and supplies the
+/// output bytes set in mask[w] (the first window of a vector supplies every byte the others do not).
+struct periodic_table {
+  std::int64_t period = 0;
+  int vectors = 0;
+  const std::int32_t* first = nullptr;
+  const std::int64_t* src = nullptr;
+  const std::uint64_t* mask = nullptr;
+  const unsigned char* index = nullptr;
+};
+
+/// Writes periods [q0, q1) of a periodic table: output vector j of period q at out + q x period + 64 j
+/// (64-byte aligned), its windows read at in + q x period + src[w]. Non-temporal stores when `stream`.
+using periodic_fn = void (*)(const unsigned char* in, unsigned char* out, std::int64_t q0, std::int64_t q1,
+                             const periodic_table& t, bool stream);
+
 /// Everything one SIMD level provides. Unit sizes are indexed by log2: 1, 2, 4, 8, 16 bytes.
 struct isa_kernels {
   cpu_isa isa = cpu_isa::scalar;
@@ -74,6 +94,11 @@ struct isa_kernels {
   /// A lower k limit for `interleave` where it differs (0: thin_max_k).
   int interleave_max_k[5] = {};
   int thin_step[5] = {};
+
+  /// Small planes of a packed batch (macrokernel_periodic.cpp), per permute granule of 1, 2, 4 bytes
+  /// (VBMI's vpermt2b, AVX-512BW's vpermt2w, AVX-512F's vpermt2d); null where the level has none. The
+  /// macro-kernel takes the largest granule that divides the unit and the output's address.
+  periodic_fn periodic[3] = {};
 };
 
 /// The kernels of each level. A level that this build or CPU lacks is never asked for

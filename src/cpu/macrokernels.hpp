@@ -18,4 +18,9 @@ void cpu_transpose2d(const plan_geometry& g, const void* in, void* out, int thre
 /// (nothing done) where that does not apply; then cpu_transpose2d runs on the flattened geometry.
 bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in, void* out, int threads);
 
+/// algorithm::transpose2d on a packed batch of small planes (plane geometry, no compound side): the whole
+/// batch as one periodic byte permutation (macrokernel_periodic.cpp). Returns false (nothing done) where the
+/// level has no permute kernel or the problem is not such a batch; cpu_transpose2d calls it first.
+bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in, void* out, int threads);
+
 }  // namespace xpose::detail

@@ -94,6 +94,7 @@ struct avx512 {
 };
 
 #include "cpu/thin_avx512.hpp"
+#include "cpu/periodic_avx512.hpp"
 
 // 1-byte units (HWC <-> CHW of 8-bit images): without VBMI (the avx512vbmi level, microkernels_avx512vbmi.cpp,
 // permutes bytes directly) there is no two-source byte permute, so the bytes of
@@ -239,6 +240,8 @@ constexpr isa_kernels make_table() {
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;
+  k.periodic[1] = &periodic<2>;  // no byte permute without VBMI
+  k.periodic[2] = &periodic<4>;
   return k;
 }
 

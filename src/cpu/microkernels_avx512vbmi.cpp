@@ -18,6 +18,7 @@ namespace xpose::detail {
 namespace isa_avx512vbmi {
 
 #include "cpu/thin_avx512.hpp"
+#include "cpu/periodic_avx512.hpp"
 
 // 2-core Xeon (Sapphire Rapids), 1 thread, 16 MiB u8 planes, ratio to the non-temporal copy, AVX-512 (words)
 // -> VBMI (bytes): n x 3 0.540 -> 0.677, n x 7 0.470 -> 0.568, n x 16 (tiles before) 6.1 -> 6.3 GB/s,
@@ -31,6 +32,9 @@ isa_kernels make_table() {
   k.thin_max_k[0] = thin_k_max;
   k.interleave_max_k[0] = 11;
   k.thin_step[0] = 64;
+  // Bytes for every unit: vpermt2b is one instruction like vpermt2d, where vpermt2w is three on Intel cores.
+  k.periodic[0] = &periodic<1>;
+  k.periodic[1] = k.periodic[2] = nullptr;
   return k;
 }
 
