@@ -146,6 +146,18 @@ TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {
   check(problem{{16, 1024, 56, 56}, {0, 2, 3, 1}, 1, {}, {}}, 0, 8);
 }
 
+TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
+  // Misaligned single 1-byte matrices of >= 48 MiB whose output is not 16-byte aligned take shift8 with the
+  // same 256 x 128-byte tiles when rows >= cols or the rows need more than half an SM's worth of 256-thread
+  // tile rows: partial tiles on both sides, shifted and pitched views, more rows than shift8's 256-thread
+  // tiles take; then a wide matrix that keeps those.
+  check(problem{{8191, 6151}, {1, 0}, 1, {}, {}}, 3, 5);
+  check(problem{{9001, 6151}, {1, 0}, 1, {6155, 1}, {}}, 0, 7);
+  check(problem{{8003, 8191}, {1, 0}, 1, {}, {8007, 1}}, 1, 1);
+  check(problem{{17001, 3001}, {1, 0}, 1, {}, {}}, 0, 3);
+  check(problem{{6151, 8191}, {1, 0}, 1, {}, {}}, 2, 9);
+}
+
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
   // fp16 packed batches whose rows are 8-byte but not 16-byte aligned take vec8<2> tiles: full and partial
   // tiles, pointers shifted by 8 bytes.

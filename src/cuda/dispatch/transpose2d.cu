@@ -483,6 +483,22 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // 0.773 (shift16) vs 0.672 (shift8), 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789.
     constexpr std::int64_t shift8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
     const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_step_rows) <= dev.sm_count;
+    // Single matrices of >= 48 MiB take vec8's 512-thread tiles (256 x 128 bytes) when they have at least as
+    // many rows as columns or more than half an SM's worth of tile rows (where the 256-thread tiles vary between
+    // 0.68 and 0.83 from one shape to the next), up to one tile row an SM. H100, same call, 256 -> 512
+    // threads: u8 14009 x 14011 0.678 -> 0.819, 10007 x 10009 0.739 -> 0.814, 9001 x 9007 0.803 -> 0.826,
+    // 12007 x 6007 0.776-0.810 -> 0.829-0.834, 16001 x 4001 0.739 -> 0.826, 8001 x 24001 0.704 -> 0.818, 8193 x
+    // 8191 0.820 -> 0.829; 7001 x 7003, 7919 x 7907, 11003 x 11001 the same; taller than one shift8 tile row
+    // an SM (shift16 before): 16383 x 16385 0.763-0.769 -> 0.818-0.825, 20011 x 3001 0.743 -> 0.830, 24001 x
+    // 8001 0.745 -> 0.801. Wide matrices of fewer rows keep 256 threads (6007 x 12007 0.855 vs 0.818, 3001 x
+    // 20011 0.843 vs 0.791), as do batches (64 x 1001 x 1003 0.787 vs 0.649, 228 x 620 x 475 0.752 vs 0.64).
+    using wide8 = tile8_shape<1, transpose2d_tile8_wide_policy<1>>;
+    constexpr std::int64_t wide8_step_rows = wide8::V * (wide8::MR - 1);
+    const bool shift8_wide = !compound && g.batch_count() == 1 && g.rows * g.cols >= vec8_wide_min_bytes &&
+                             (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_step_rows) > dev.sm_count) &&
+                             (!p.rows_fastest || ceil_div(g.rows, wide8_step_rows) <= dev.sm_count);
+    if (!few_tiles16 && !out_aligned16 && shift8_wide)
+      return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
     if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream);
   }
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
