@@ -45,14 +45,15 @@ struct tile_kernel {
   tile_fn stream_carry = nullptr;
 };
 
-/// One period of a packed batch of small planes seen as a periodic byte permutation (macrokernel_periodic.cpp):
-/// `period` bytes (a common multiple of the plane and of 64) of output, written as `vectors` 64-byte vectors,
-/// read from the same `period` bytes of input. Output vector j is assembled from windows [first[j],
+/// One period of a periodic byte permutation (macrokernel_periodic.cpp: packed batches of small planes, thin
+/// planes): `period` bytes of output (a multiple of 64), written as `vectors` 64-byte vectors, read from the
+/// input `in_period` bytes further on than the previous period. Output vector j is assembled from windows [first[j],
 /// first[j + 1]): window w is the 128 input bytes at src[w] (relative to the period's first input byte),
 /// permuted by its 64 indices (index + 64 w; granules of the level's periodic_granule bytes), and supplies the
 /// output bytes set in mask[w] (the first window of a vector supplies every byte the others do not).
 struct periodic_table {
-  std::int64_t period = 0;
+  std::int64_t period = 0;     ///< output bytes a period
+  std::int64_t in_period = 0;  ///< input bytes a period advances (the output's for batches of planes)
   int vectors = 0;
   const std::int32_t* first = nullptr;
   const std::int64_t* src = nullptr;
@@ -61,7 +62,7 @@ struct periodic_table {
 };
 
 /// Writes periods [q0, q1) of a periodic table: output vector j of period q at out + q x period + 64 j
-/// (64-byte aligned), its windows read at in + q x period + src[w]. Non-temporal stores when `stream`.
+/// (64-byte aligned), its windows read at in + q x in_period + src[w]. Non-temporal stores when `stream`.
 using periodic_fn = void (*)(const unsigned char* in, unsigned char* out, std::int64_t q0, std::int64_t q1,
                              const periodic_table& t, bool stream);
 

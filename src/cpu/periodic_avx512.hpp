@@ -19,7 +19,7 @@ template <int Granule>
 void periodic(const unsigned char* in, unsigned char* out, std::int64_t q0, std::int64_t q1, const periodic_table& t,
               bool stream) {
   for (std::int64_t q = q0; q < q1; ++q) {
-    const unsigned char* ip = in + q * t.period;
+    const unsigned char* ip = in + q * t.in_period;
     unsigned char* op = out + q * t.period;
     for (int j = 0; j < t.vectors; ++j) {
       int w = t.first[j];

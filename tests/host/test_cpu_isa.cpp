@@ -247,61 +247,76 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
   EXPECT_GE(merged, 20) << "too few cases took the merged-columns path";
 }
 
-// Packed batches of small planes as one periodic permutation (macrokernel_periodic.cpp), on the levels that
-// have its permute kernel (AVX-512: 4-byte granules, VBMI: bytes): every unit size, odd planes (periods of up
-// to 16 KiB), batches that end mid-period, N-d permutations that reduce to such batches, an output that starts
-// off a line (the head copied byte by byte) or off the granule (another path), 1 and 2 threads, plain and
-// streaming stores. Each case is run through the path itself (which must take it where the level has the
-// kernel and the output alignment allows), then through execute_host.
-TEST_P(CpuIsaLevel, SmallPlanesAsOnePeriodicPermutation) {
+// Periodic permutations (macrokernel_periodic.cpp), on the levels that have the permute kernel (AVX-512: 2- and
+// 4-byte granules, VBMI: bytes): packed batches of small planes (every unit size, odd planes with periods of up
+// to 16 KiB, batches that end mid-period, N-d permutations that reduce to such batches) and thin planes of
+// units without a (de)interleave kernel (3, 5, 6, 7, 12 bytes; n x k and k x n, odd n so that output rows
+// start at every phase of a line, pitched rows on the strided side, a batch); an output that starts off a
+// line (the head copied byte by byte) or off the granule (another path); 1 and 2 threads, plain and streaming
+// stores. Each case runs through the path itself, then through execute_host. Batches of planes of <= 64 bytes
+// must take the path wherever the level's granule allows.
+TEST_P(CpuIsaLevel, PeriodicPermutationsOfSmallAndThinPlanes) {
   std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 4);
-  int taken = 0;
+  int taken = 0, thin_taken = 0;
+  const auto& kernels = xpose::detail::kernels_for(GetParam());
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
     const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());
-    const auto& kernels = xpose::detail::kernels_for(GetParam());
-    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3, 12}) {
+    std::vector<problem> cases;
+    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3, 12})
       for (const auto& p : {problem{{4099, 3, 16}, {0, 2, 1}, eb, {}, {}}, problem{{6151, 5, 7}, {0, 2, 1}, eb, {}, {}},
                             problem{{8011, 2, 3}, {0, 2, 1}, eb, {}, {}}, problem{{777, 16, 8}, {0, 2, 1}, eb, {}, {}},
                             problem{{31, 37, 2, 3, 4}, {0, 1, 4, 2, 3}, eb, {}, {}},
-                            problem{{300, 4, 32}, {0, 2, 1}, eb, {}, {}}}) {
-        auto plan = xpose::make_plan(p);
-        ASSERT_TRUE(plan) << plan.error();
-        for (const std::int64_t out_misalign : {std::int64_t{0}, 4 * eb, std::int64_t{1}}) {
-          const std::int64_t bytes = plan->payload_bytes();
-          std::vector<unsigned char> in(static_cast<std::size_t>(bytes));
-          for (auto& b : in) b = static_cast<unsigned char>(rng() | 1);
-          std::vector<unsigned char> mem(static_cast<std::size_t>(bytes + 256)), expected(mem.size());
-          unsigned char* base = mem.data() + (64 - reinterpret_cast<std::uintptr_t>(mem.data()) % 64);
-          const std::size_t span = static_cast<std::size_t>(bytes + 128);
-          for (std::size_t i = 0; i < span; ++i) base[i] = expected[i] = poison(static_cast<std::int64_t>(i));
-          xpose::test::reference_permute(p, in.data(), expected.data() + 64 + out_misalign);
-          const bool ran = xpose::detail::cpu_transpose2d_periodic(plan->geometry(), in.data(), base + 64 + out_misalign,
-                                                                    1 + static_cast<int>(rng() % 2));
-          bool granule_ok = false;  // the level has a permute whose granule divides the unit and the address
-          for (int lg = 0; lg < 3; ++lg)
-            granule_ok = granule_ok || (kernels.periodic[lg] != nullptr && (out_misalign | eb) % (1 << lg) == 0);
-          if (!ran) {
-            // Only problems outside the path's limits may decline: no kernel, a misaligned granule, or a plane
-            // whose output vectors gather from too many windows.
-            EXPECT_FALSE(granule_ok && plan->geometry().rows * plan->geometry().cols * eb <= 64) << p;
-            continue;
-          }
-          ++taken;
-          ASSERT_TRUE(granule_ok) << p;
-          ASSERT_TRUE(std::equal(base, base + span, expected.begin()))
-              << p << " output misaligned by " << out_misalign << ", streaming "
-              << (mode == streaming_mode::always ? "on" : "off");
-        }
-        ASSERT_EQ(check(p, rng, 0, 0, 2), "");
-        ASSERT_EQ(check(p, rng, 5, 12, 1), "");
+                            problem{{300, 4, 32}, {0, 2, 1}, eb, {}, {}}})
+        cases.push_back(p);
+    for (const std::int64_t eb : {3, 5, 6, 7, 12})
+      for (const std::int64_t k : {2, 3, 4, 7}) {
+        const std::int64_t n = 40001 / eb;
+        cases.push_back(problem{{n, k}, {1, 0}, eb, {}, {}});
+        cases.push_back(problem{{k, n}, {1, 0}, eb, {}, {}});
+        cases.push_back(problem{{n, k}, {1, 0}, eb, {}, {n + 3, 1}});  // pitched output rows
+        cases.push_back(problem{{k, n}, {1, 0}, eb, {n + 5, 1}, {}});  // pitched input rows
+        if (k == 3) cases.push_back(problem{{2, n, k}, {0, 2, 1}, eb, {}, {}});
       }
+    for (const problem& p : cases) {
+      auto plan = xpose::make_plan(p);
+      ASSERT_TRUE(plan) << plan.error();
+      const bool thin = p.shape.size() == 2;
+      for (const std::int64_t out_misalign : {std::int64_t{0}, 4 * p.elem_bytes, std::int64_t{1}}) {
+        const std::int64_t in_bytes = plan->in_span_bytes(), out_bytes = plan->out_span_bytes();
+        std::vector<unsigned char> in(static_cast<std::size_t>(in_bytes));
+        for (auto& b : in) b = static_cast<unsigned char>(rng() | 1);
+        std::vector<unsigned char> mem(static_cast<std::size_t>(out_bytes + 256)), expected(mem.size());
+        unsigned char* base = mem.data() + (64 - reinterpret_cast<std::uintptr_t>(mem.data()) % 64);
+        const std::size_t span = static_cast<std::size_t>(out_bytes + 128);
+        for (std::size_t i = 0; i < span; ++i) base[i] = expected[i] = poison(static_cast<std::int64_t>(i));
+        xpose::test::reference_permute(p, in.data(), expected.data() + 64 + out_misalign);
+        const bool ran = xpose::detail::cpu_transpose2d_periodic(plan->geometry(), in.data(), base + 64 + out_misalign,
+                                                                  1 + static_cast<int>(rng() % 2));
+        bool granule_ok = false;  // the level has a permute whose granule divides the unit and the addresses
+        for (int lg = 0; lg < 3; ++lg)
+          granule_ok = granule_ok || (kernels.periodic[lg] != nullptr && (out_misalign | p.elem_bytes) % (1 << lg) == 0);
+        if (!ran) {
+          EXPECT_FALSE(!thin && granule_ok && plan->geometry().rows * plan->geometry().cols * p.elem_bytes <= 64) << p;
+          continue;
+        }
+        ++(thin ? thin_taken : taken);
+        ASSERT_TRUE(kernels.periodic[0] != nullptr || kernels.periodic[1] != nullptr || kernels.periodic[2] != nullptr);
+        ASSERT_TRUE(std::equal(base, base + span, expected.begin()))
+            << p << " output misaligned by " << out_misalign << ", streaming "
+            << (mode == streaming_mode::always ? "on" : "off");
+      }
+      ASSERT_EQ(check(p, rng, 0, 0, 2), "");
+      ASSERT_EQ(check(p, rng, 5, 12, 1), "");
     }
   }
-  const auto& kernels = xpose::detail::kernels_for(GetParam());
-  if (kernels.periodic[0] != nullptr || kernels.periodic[1] != nullptr || kernels.periodic[2] != nullptr)
-    EXPECT_GE(taken, 60) << "too few cases took the periodic path";
-  else EXPECT_EQ(taken, 0);
+  if (kernels.periodic[0] != nullptr || kernels.periodic[1] != nullptr || kernels.periodic[2] != nullptr) {
+    EXPECT_GE(taken, 60) << "too few batches of planes took the periodic path";
+    EXPECT_GE(thin_taken, 40) << "too few thin planes took the periodic path";
+  } else {
+    EXPECT_EQ(taken + thin_taken, 0);
+  }
+  std::cout << "[ periodic ] " << taken << " batches of planes, " << thin_taken << " thin planes\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Levels, CpuIsaLevel,
