@@ -268,10 +268,11 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
   } else {
     return false;
   }
-  // The level's largest granule that divides the unit and every range's output address (the sources then fall
-  // on granules too: planes, rows and units are whole granules).
+  // The level's largest granule that divides the unit, every range's output address and the distances
+  // between the sources of one range (planes, units and, for interleave, input rows are then whole granules).
   std::uint64_t addr_bits = reinterpret_cast<std::uintptr_t>(out) | static_cast<std::uint64_t>(unit);
   if (m.kind == map_kind::deinterleave) addr_bits |= static_cast<std::uint64_t>(out_rs);
+  if (m.kind == map_kind::interleave) addr_bits |= static_cast<std::uint64_t>(in_rs);
   for (int i = 0; i < g.batch_rank; ++i) addr_bits |= static_cast<std::uint64_t>(g.batch_out_stride[i] * wb);
   int lg = -1;
   for (int i = 2; i >= 0 && lg < 0; --i)
