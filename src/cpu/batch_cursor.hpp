@@ -10,6 +10,18 @@
 
 namespace xpose::detail {
 
+/// Bytes of the whole batch when item i lies at i x item_bytes on the output side (and on the input side too
+/// when `input_too`), i.e. the batch axes nest, fastest last; 0 when they do not.
+inline std::int64_t nested_batch_bytes(const plan_geometry& g, std::int64_t item_bytes, bool input_too) {
+  std::int64_t nested = item_bytes;
+  for (int i = g.batch_rank - 1; i >= 0; --i) {
+    if (g.batch_out_stride[i] * g.word_bytes != nested || (input_too && g.batch_in_stride[i] * g.word_bytes != nested))
+      return 0;
+    nested *= g.batch_extent[i];
+  }
+  return nested;
+}
+
 class batch_cursor {
  public:
   /// Positions the cursor at flat batch index `flat` (0 <= flat < g.batch_count()).

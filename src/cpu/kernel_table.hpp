@@ -49,7 +49,7 @@ struct tile_kernel {
 /// planes): `period` bytes of output (a multiple of 64), written as `vectors` 64-byte vectors, read from the
 /// input `in_period` bytes further on than the previous period. Output vector j is assembled from windows [first[j],
 /// first[j + 1]): window w is the 128 input bytes at src[w] (relative to the period's first input byte),
-/// permuted by its 64 indices (index + 64 w; granules of the level's periodic_granule bytes), and supplies the
+/// permuted by its 64 indices (index + 64 w, in granules of the permute's element size), and supplies the
 /// output bytes set in mask[w] (the first window of a vector supplies every byte the others do not).
 struct periodic_table {
   std::int64_t period = 0;     ///< output bytes a period
@@ -96,9 +96,9 @@ struct isa_kernels {
   int interleave_max_k[5] = {};
   int thin_step[5] = {};
 
-  /// Small planes of a packed batch (macrokernel_periodic.cpp), per permute granule of 1, 2, 4 bytes
-  /// (VBMI's vpermt2b, AVX-512BW's vpermt2w, AVX-512F's vpermt2d); null where the level has none. The
-  /// macro-kernel takes the largest granule that divides the unit and the output's address.
+  /// Periodic permutations (macrokernel_periodic.cpp: packed batches of small planes, thin planes), per
+  /// permute granule of 1, 2, 4 bytes (VBMI's vpermt2b, AVX-512BW's vpermt2w, AVX-512F's vpermt2d); null where
+  /// the level has none. The macro-kernel takes the largest granule that divides the unit and the addresses.
   periodic_fn periodic[3] = {};
 };
 

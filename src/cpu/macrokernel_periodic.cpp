@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <numeric>
 #include <vector>
 
@@ -205,12 +206,13 @@ struct built_table {
 };
 
 // The tables of the current problem, one per head (output rows of thin planes may start at any phase of a
-// line), kept per thread between calls: repeated executions of one plan build them once.
+// line), kept by the calling thread between calls: repeated executions of one plan build them once. Built
+// before the workers start, which only read them (a deque: references stay valid as tables are added).
 const built_table& table_for(const byte_map& m, std::int64_t head, int granule) {
-  thread_local std::vector<built_table> tables;
+  thread_local std::deque<built_table> tables;  // of one map and granule: at most 64 heads
+  if (!tables.empty() && !tables.front().same(m, tables.front().head, granule)) tables.clear();
   for (const built_table& t : tables)
     if (t.same(m, head, granule)) return t;
-  if (tables.size() >= 2 * line) tables.clear();  // at most 64 heads of one map; another map evicts
   tables.emplace_back();
   tables.back().build(m, head, granule);
   return tables.back();
@@ -241,17 +243,11 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
   std::int64_t lines = 1, line_bytes = 0;
   bool batch_as_one = false;  // planes: the whole packed batch is one range
   if (rows * cols * unit <= periodic_max_plane_bytes && in_rs == cols * unit && out_rs == rows * unit && items > 1) {
-    std::int64_t nested = rows * cols * unit;  // item i at i x plane bytes on both sides: the batch axes nest
-    bool packed = true;
-    for (int i = g.batch_rank - 1; i >= 0 && packed; --i) {
-      packed = g.batch_in_stride[i] * wb == nested && g.batch_out_stride[i] * wb == nested;
-      nested *= g.batch_extent[i];
-    }
-    if (!packed) return false;
+    line_bytes = nested_batch_bytes(g, rows * cols * unit, true);  // item i at i x plane bytes on both sides
+    if (line_bytes == 0) return false;
     m.kind = map_kind::planes;
     m.rows = rows;
     m.cols = cols;
-    line_bytes = nested;
     batch_as_one = true;
   } else if (cols <= periodic_max_thin_k && in_rs == cols * unit && out_rs >= rows * unit) {
     m.kind = map_kind::deinterleave;  // n = rows packed input rows of k = cols units -> k output rows
@@ -306,6 +302,12 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
     const std::int64_t by_in = rg.in_bytes >= t.max_end ? (rg.in_bytes - t.max_end) / in_p + 1 : 0;
     return std::max<std::int64_t>(0, std::min(by_in, (line_bytes - h) / period));
   };
+  // Every range's table, by head, before the workers start.
+  std::array<const built_table*, line> by_head{};
+  for (std::int64_t r = 0; r < ranges; ++r) {
+    const std::int64_t h = head_of(range_at(r).out);
+    if (by_head[static_cast<std::size_t>(h)] == nullptr) by_head[static_cast<std::size_t>(h)] = &table_for(m, h, gran);
+  }
   // Tasks: chunks of periods reading ~256 KiB of input, plus one for each range's tail; the k rows of a
   // deinterleaved item take the same chunk in turn, so the input chunk they share is read from L2 k - 1 times
   // (one row at a time over the whole input read it k times from memory: rgb8 4194304 x 4 0.49 -> 0.35).
@@ -320,7 +322,7 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
       const std::int64_t c = task % chunks;
       for (std::int64_t r = task / chunks * group; r < (task / chunks + 1) * group; ++r) {
         const range rg = range_at(r);
-        const built_table& t = table_for(m, head_of(rg.out), gran);
+        const built_table& t = *by_head[static_cast<std::size_t>(head_of(rg.out))];
         const std::int64_t periods = periods_of(rg, t);
         const std::int64_t q0 = std::min(periods, c * chunk_periods), q1 = std::min(periods, q0 + chunk_periods);
         if (q0 < q1) isa.periodic[lg](rg.in, rg.out + t.head, q0, q1, t.view(), stream);

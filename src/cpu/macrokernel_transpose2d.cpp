@@ -408,14 +408,10 @@ bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const t
   constexpr std::int64_t max_plane = std::int64_t{256} << 10;
   const std::int64_t wb = g.word_bytes;
   const std::int64_t plane_bytes = p.rows * p.cols * p.unit, items = g.batch_count();
-  bool ok = isa.stream_lines != nullptr && items > 1 && p.out_rs == p.rows * p.unit && plane_bytes <= max_plane &&
-            p.rows * p.unit < 4 * line && use_streaming(items * plane_bytes, plane_bytes, host_caches());
-  // Item i's output at i x plane_bytes: the batch axes nest in the output, fastest last.
-  std::int64_t nested = plane_bytes;
-  for (int i = g.batch_rank - 1; i >= 0 && ok; --i) {
-    ok = g.batch_out_stride[i] * wb == nested;
-    nested *= g.batch_extent[i];
-  }
+  // Item i's output at i x plane_bytes (nested_batch_bytes).
+  const bool ok = isa.stream_lines != nullptr && items > 1 && p.out_rs == p.rows * p.unit && plane_bytes <= max_plane &&
+                  p.rows * p.unit < 4 * line && use_streaming(items * plane_bytes, plane_bytes, host_caches()) &&
+                  nested_batch_bytes(g, plane_bytes, false) != 0;
   if (!ok) return false;
   const int nt = resolve_threads(threads, items * plane_bytes, items);
   parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {

@@ -77,8 +77,9 @@ struct transpose2d_tile8_policy {
 /// 32768 x 4096 0.935 -> 0.947, 8192^2 0.940 -> 0.942, NCHW -> NHWC 64x1024x56x56 0.970 -> 0.981, NHWC -> NCHW
 /// 0.966 -> 0.984, batched 256 x 624 x 480 0.791 -> 0.913, 64 x 1000 x 1000 0.740 -> 0.937; smaller problems
 /// lose (4096^2 0.960 -> 0.933, 512 x 256 x 200 0.946 -> 0.886: half as many tiles), hence
-/// vec8_wide_min_bytes. Not for shift8 (misaligned bytes: 4097 x 3001 0.883 -> 0.80, 228 x 620 x 475 0.752 ->
-/// 0.64). 2-byte units (packed fp16 batches with 8-byte aligned rows) take 64 x 128-unit tiles only for
+/// vec8_wide_min_bytes. shift8 (misaligned bytes) takes them only for single matrices of that size with enough
+/// rows (dispatch/transpose2d.cu); smaller ones and batches lose (4097 x 3001 0.883 -> 0.80, 228 x 620 x 475
+/// 0.752 -> 0.64). 2-byte units (packed fp16 batches with 8-byte aligned rows) take 64 x 128-unit tiles only for
 /// matrices of >= 20000 bytes: the measurements are in the dispatcher (dispatch/transpose2d.cu).
 template <int UnitBytes>
 struct transpose2d_tile8_wide_policy {
