@@ -314,6 +314,40 @@ TEST(Transpose2d, SkinnyMidKRowsToColumns) {
     }
 }
 
+TEST(Transpose2d, SkinnyOddUnitsEveryKAndPhase) {
+  // skinny_odd: units of 3, 5, 6, 7, 10, 12 and 14 bytes through periods of lcm(U, 16) bytes. Every k to 16
+  // both ways over several tiles and a partial one, inputs and outputs off the 16-byte grid (the unpack's
+  // realignment by the run's phase, the pack's by the chunks' unit phase), odd pitches on the strided side.
+  int variant = 0;
+  for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
+    for (std::int64_t k = 2; k <= 16; ++k) {
+      const std::int64_t n = 70000 / (k * e) + 3 * (k + e) + 1;
+      const std::size_t in_shift = static_cast<std::size_t>(variant % 4 == 0 ? 0 : (variant * 5) % 16);
+      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);  // AoS -> SoA
+      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);  // SoA -> AoS
+      if (HasFailure()) return;
+    }
+  // Every phase of both sides for a few k.
+  for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
+    for (std::int64_t k : {3, 4, 16})
+      for (std::size_t in_shift = 0; in_shift < 16; in_shift += 5)
+        for (std::size_t out_shift : {0, 1, 6, 11}) {
+          check(problem{{2000 + k, k}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+          check(problem{{k, 2000 + k}, {1, 0}, e, {2003 + k, 1}, {}}, in_shift, out_shift);
+          if (HasFailure()) return;
+        }
+  // Batched (tiles of several matrices' rows), and runs shorter than one chunk.
+  for (std::int64_t e : {3, 7, 12}) {
+    check(problem{{5, 9001, 7}, {0, 2, 1}, e, {}, {}}, 3, 1);
+    check(problem{{5, 7, 9001}, {0, 2, 1}, e, {}, {}}, 1, 3);
+    check(problem{{11, 2}, {1, 0}, e, {}, {}}, 1, 2);
+    check(problem{{2, 11}, {1, 0}, e, {}, {}}, 2, 1);
+  }
+}
+
 TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
   // pixel48: tiles of 64 rows (+ a halo for the output windows) x 192 bytes; shapes just past and short of
   // whole tiles, shifted pointers and odd pitches, so every realignment and window edge is met.

@@ -74,6 +74,12 @@ status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t
 /// opt-in limit (227 KiB on Hopper and Ampere A100, 64 KiB on Turing); the dispatcher takes tiles otherwise.
 bool box_fits(const box_plan& b, const device_info& dev);
 
+/// skinny_odd (dispatch/skinny_odd.cu): n x k <-> k x n of 3-, 5-, 6-, 7-, 10-, 12- and 14-byte units.
+bool skinny_odd_applies(std::int64_t unit_bytes);
+/// p: transpose2d parameters with tiles_total = the batch count; aos_to_soa: the input is the packed n x k side.
+status launch_skinny_odd(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
+                         cudaStream_t stream);
+
 /// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
 bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count.

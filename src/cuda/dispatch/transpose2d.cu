@@ -390,6 +390,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (!compound && !small_batched && unit <= 16 && (g.cols <= skinny_max_k || skinny_mid_aos) && g.rows > 4 * g.cols &&
       p.in_ld == g.cols * unit) {
     if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
+    if (skinny_odd_applies(unit)) return launch_skinny_odd(p, unit, g.cols, true, stream);
     switch (piece) {
       case 4: return launch_skinny<4, true>(p, unit, stream);
       case 2: return launch_skinny<2, true>(p, unit, stream);
@@ -412,6 +413,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
       p.out_ld == g.rows * unit) {
     if (skinny16_applies(unit, g.rows)) return launch_skinny16(p, unit, g.rows, false, stream);
+    if (skinny_odd_applies(unit)) return launch_skinny_odd(p, unit, g.rows, false, stream);
     switch (piece) {
       case 4: return launch_skinny<4, false>(p, unit, stream);
       case 2: return launch_skinny<2, false>(p, unit, stream);

@@ -92,6 +92,7 @@ struct transpose2d_params {
   std::int64_t skinny_span;      // the long side's units per tile (rows for AoS->SoA, cols for SoA->AoS)
   std::int64_t skinny_chunks;    // AoS->SoA: 16-byte chunks per output row window
   fast_divmod skinny_div;        // AoS->SoA: by k (output rows); SoA->AoS: by staged chunks per row
+  fast_divmod skinny_run_div;    // skinny_odd: by skinny_chunks
   // batched_flat variant only:
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U

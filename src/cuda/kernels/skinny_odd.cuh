@@ -1,0 +1,258 @@
+// skinny_odd family: n x k <-> k x n (AoS <-> SoA, batched or not) of units that are not powers of two: 3, 5,
+// 6, 7, 10, 12 or 14 bytes (RGB8, 40-bit records, RGB16, 56-bit, RGB32F ...), any k, pointers and pitches of
+// any alignment. Replaces skinny's (kernels/transpose2d.cuh) shared-memory gathers of one unit piece at a
+// time (1-byte pieces for RGB8: 16 loads and ~40 instructions a 16-byte chunk, 0.47-0.66 of memcpy on H100).
+//
+// A period is lcm(U, 16) bytes: Q = 16 / gcd(U, 16) units in P = U / gcd(U, 16) 16-byte chunks (RGB8: 16
+// units in 3 chunks). In shared memory each unit has a slot of G = 4, 8 or 16 bytes (the power of two >= U),
+// so a unit is one aligned shared-memory access. The tile's units are kept in packed (AoS) order, unit
+// m = n k + i (n along the long side from the tile's first, i < k), at slot m + m / Q: one pad slot every Q,
+// so lanes a period apart fall on distinct banks (lane stride (Q + 1) G bytes: 68, 72, 80 or 136).
+//   1. unpack: a thread loads the P aligned chunks (P + 1 when the run is misaligned) holding Q consecutive
+//      units of a contiguous input run (the packed range for AoS -> SoA, one of the k rows for SoA -> AoS),
+//      realigns them by the run's byte phase (word selects and funnel shifts), spreads the units into slots
+//      (compile-time `prmt`s) and stores the slots;
+//   2. pack: a thread owns an aligned chunk of a contiguous output run (an output row for AoS -> SoA, the
+//      packed range for SoA -> AoS) on the output's own 16-byte grid, consecutive lanes consecutive chunks (a
+//      warp stores 512 contiguous bytes); it loads the slots of the units the chunk overlaps (6 for RGB8, 3-4
+//      for wider units), packs their bytes back to back (compile-time `prmt`s), realigns them by the chunk's
+//      unit phase and stores a 16-byte vector; only the chunks at a run's ends are written bytewise. (A
+//      period a thread, P chunks, wrote 16-byte pieces 16 P bytes apart per store instruction: two to three
+//      times the L2 write sectors, 0.35-0.65 of memcpy for 5- and 7-byte units.)
+// Output runs follow gather16's window rule (a tile owns each output run from the 16-byte boundary at or after
+// its first unit to the one at or after its last), so a tile stages a halo of units past its span.
+// grid: 1-D over tiles (tiles along n, then batch), grid-stride loop; block: skinny_odd_policy::threads.
+#pragma once
+
+#include <cstdint>
+
+#include "cuda/kernels/register_permute.cuh"
+#include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/skinny_odd.hpp"
+
+namespace xpose::detail {
+
+template <int UnitBytes>
+struct skinny_odd_shape {
+  static constexpr int U = UnitBytes;
+  static constexpr int gcd16 = U % 16 == 0 ? 16 : U % 8 == 0 ? 8 : U % 4 == 0 ? 4 : U % 2 == 0 ? 2 : 1;
+  static constexpr int Q = 16 / gcd16;  // units a period
+  static constexpr int P = U / gcd16;   // 16-byte chunks a period
+  static constexpr int G = U <= 4 ? 4 : U <= 8 ? 8 : 16;  // slot bytes
+  static constexpr int GW = G / 4;
+  static constexpr int log2_q = Q == 16 ? 4 : Q == 8 ? 3 : Q == 4 ? 2 : Q == 2 ? 1 : 0;
+  /// Phase 2 (one output chunk a thread): slots a chunk overlaps at most (its bytes [phi, phi + 16) of the
+  /// units from its first, phi < U), and the packed words built from them before the shift by phi.
+  static constexpr int chunk_slots = (U + 14) / U + 1;
+  static constexpr int chunk_stream_words = (16 + U - 1 + 3) / 4;
+  static constexpr int threads = skinny_odd_policy::threads;
+  static_assert(U == 3 || U == 5 || U == 6 || U == 7 || U == 10 || U == 12 || U == 14, "skinny_odd_applies' units");
+  static_assert(Q * GW <= 32 && P <= 7, "registers: at most 32 slot words and 8 chunks a thread");
+};
+
+/// Slot byte o (slot o / G, its byte o % G) <- byte of the Q units back to back (Bytes of them). A slot's
+/// bytes past U take the next unit's, so that aligned runs stay plain word moves.
+template <int U, int G, int Bytes>
+struct skinny_odd_unpack_map {
+  static constexpr int source(int o) {
+    const int s = (o / G) * U + o % G;
+    return s < Bytes ? s : Bytes - 1;
+  }
+};
+
+/// Packed byte o (unit o / U, its byte o % U) <- byte of the slots (Slots of G bytes).
+template <int U, int G, int Slots>
+struct skinny_odd_pack_map {
+  static constexpr int source(int o) {
+    const int s = o / U;
+    return s < Slots ? s * G + o % U : (Slots - 1) * G;
+  }
+};
+
+/// out[i] = bytes [s + 4 i, s + 4 i + 4) of `in` (its bytes in order, zeros past its end), s < 4
+/// (MaxWordShift + 1): word selects on the run-time word shift, then funnel shifts by the byte shift. No
+/// indexed register arrays (no local memory).
+template <int MaxWordShift, int NIn, int NOut>
+__device__ __forceinline__ void skinny_odd_shift(const std::uint32_t (&in)[NIn], unsigned s, std::uint32_t (&out)[NOut]) {
+  constexpr int X = NOut + 1 + MaxWordShift;
+  std::uint32_t x[X];
+#pragma unroll
+  for (int j = 0; j < X; ++j) x[j] = j < NIn ? in[j] : 0u;
+  const unsigned ws = s >> 2;
+  if constexpr (MaxWordShift >= 2) {
+#pragma unroll
+    for (int j = 0; j + 2 < X; ++j) x[j] = (ws & 2u) != 0 ? x[j + 2] : x[j];
+  }
+  if constexpr (MaxWordShift >= 1) {
+#pragma unroll
+    for (int j = 0; j + 1 < X; ++j) x[j] = (ws & 1u) != 0 ? x[j + 1] : x[j];
+  }
+  const unsigned sh = 8 * (s & 3u);
+#pragma unroll
+  for (int i = 0; i < NOut; ++i) out[i] = __funnelshift_r(x[i], x[i + 1], sh);
+}
+
+template <int GW>
+__device__ __forceinline__ void skinny_odd_sts(unsigned addr, const std::uint32_t* w) {
+  if constexpr (GW == 1) {
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(addr), "r"(w[0]) : "memory");
+  } else if constexpr (GW == 2) {
+    asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(addr), "r"(w[0]), "r"(w[1]) : "memory");
+  } else {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                 : "memory");
+  }
+}
+
+template <int GW>
+__device__ __forceinline__ void skinny_odd_lds(unsigned addr, std::uint32_t* w) {
+  if constexpr (GW == 1) {
+    asm volatile("ld.shared.b32 %0, [%1];" : "=r"(w[0]) : "r"(addr));
+  } else if constexpr (GW == 2) {
+    asm volatile("ld.shared.v2.b32 {%0, %1}, [%2];" : "=r"(w[0]), "=r"(w[1]) : "r"(addr));
+  } else {
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(addr));
+  }
+}
+
+/// Slot byte address of tile unit m (packed order): one pad slot every Q.
+template <int UnitBytes>
+__device__ __forceinline__ unsigned skinny_odd_slot(unsigned base, unsigned m) {
+  using S = skinny_odd_shape<UnitBytes>;
+  return base + S::G * (m + (m >> S::log2_q));
+}
+
+/// Phase 1 for one period: the Q units of the input run whose first byte is at `first` = an aligned chunk
+/// address + psi (psi < 16), loaded as aligned chunks (bytewise where they leave [lo, hi)), realigned and
+/// spread into slots; slot s goes to dst(s).
+template <int UnitBytes, class Dst>
+__device__ __forceinline__ void skinny_odd_unpack(std::uint64_t chunk0, unsigned psi, std::uint64_t lo, std::uint64_t hi,
+                                                  Dst dst) {
+  using S = skinny_odd_shape<UnitBytes>;
+  constexpr int P = S::P, GW = S::GW;
+  std::uint32_t raw[4 * (P + 1)];
+#pragma unroll
+  for (int c = 0; c <= P; ++c) {
+    uint4 v = make_uint4(0, 0, 0, 0);
+    if (c < P || psi != 0) v = load_chunk(chunk0 + 16 * c, lo, hi);
+    raw[4 * c] = v.x, raw[4 * c + 1] = v.y, raw[4 * c + 2] = v.z, raw[4 * c + 3] = v.w;
+  }
+  std::uint32_t run[4 * P];
+  skinny_odd_shift<3>(raw, psi, run);
+  std::uint32_t slots[S::Q * GW];
+  permute_bytes<skinny_odd_unpack_map<UnitBytes, S::G, 16 * P>>(run, slots);
+#pragma unroll
+  for (int s = 0; s < S::Q; ++s) skinny_odd_sts<GW>(dst(s), slots + s * GW);
+}
+
+/// Phase 2 for one 16-byte output chunk (the address `chunk`) whose first byte is byte `phi` of unit u0 (u0 may
+/// be -1: bytes before a run's first unit are never stored): the NS slots of the units it overlaps from
+/// src(u) (a slot address, or ~0u for a unit outside the staged ones), packed back to back, realigned by phi,
+/// written where the chunk lies in [lo, hi): one 16-byte store inside the run.
+template <int UnitBytes, class Src>
+__device__ __forceinline__ void skinny_odd_pack(std::uint64_t chunk, int u0, unsigned phi, std::uint64_t lo,
+                                                std::uint64_t hi, Src src) {
+  using S = skinny_odd_shape<UnitBytes>;
+  constexpr int GW = S::GW, U = UnitBytes, NS = S::chunk_slots;
+  std::uint32_t slots[NS * GW];
+#pragma unroll
+  for (int s = 0; s < NS; ++s) {
+    const unsigned a = src(u0 + s);
+    if (a != ~0u) {
+      skinny_odd_lds<GW>(a, slots + s * GW);
+    } else {
+#pragma unroll
+      for (int h = 0; h < GW; ++h) slots[s * GW + h] = 0;
+    }
+  }
+  std::uint32_t packed[S::chunk_stream_words];
+  permute_bytes<skinny_odd_pack_map<U, S::G, NS>>(slots, packed);
+  std::uint32_t w[4];
+  skinny_odd_shift<(U - 1) / 4>(packed, phi, w);
+  if (chunk >= lo && chunk + 16 <= hi) {
+    *reinterpret_cast<uint4*>(chunk) = make_uint4(w[0], w[1], w[2], w[3]);
+  } else if (chunk + 16 > lo && chunk < hi) {
+    const std::uint64_t b = chunk > lo ? chunk : lo, e = chunk + 16 < hi ? chunk + 16 : hi;
+    store_byte_range(chunk, static_cast<unsigned>(b - chunk), static_cast<unsigned>(e - chunk), w);
+  }
+}
+
+/// p.skinny_span = units along n a tile owns (a multiple of 16), p.halo_rows = units along n staged past it,
+/// p.skinny_div = k, p.skinny_chunks = output chunks a tile's run covers at most (p.skinny_run_div: by it).
+template <int UnitBytes, bool AosToSoa>
+__global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny_odd_kernel(const transpose2d_params p) {
+  using S = skinny_odd_shape<UnitBytes>;
+  constexpr int U = UnitBytes, Q = S::Q, P = S::P, threads = S::threads;
+  extern __shared__ __align__(16) unsigned char skinny_odd_smem[];
+  const auto slots = static_cast<unsigned>(__cvta_generic_to_shared(skinny_odd_smem));
+  const std::int64_t span = p.skinny_span;
+  const auto k = static_cast<unsigned>(p.skinny_div.divisor);
+  const std::int64_t n = AosToSoa ? p.rows : p.cols;
+  const auto chunks_out = static_cast<unsigned>(p.skinny_chunks);
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const skinny_tile st(p, t);
+    const std::uint64_t in_b = st.in_b, out_b = st.out_b;
+    const std::int64_t n0 = static_cast<std::int64_t>(st.tile) * span;
+    const auto staged = static_cast<unsigned>(std::min<std::int64_t>(span + p.halo_rows, n - n0));  // along n
+    const unsigned units = staged * k;  // tile units staged, packed order
+    __syncthreads();  // the previous tile's packs are done with the slots
+
+    if constexpr (AosToSoa) {
+      // Phase 1: the packed input range of the tile, one period (Q units) a thread.
+      const std::uint64_t a = in_b + static_cast<std::uint64_t>(n0) * k * U;
+      const auto psi = static_cast<unsigned>(a & 15);
+      const unsigned periods_in = (units + Q - 1) / Q;
+      for (unsigned j = threadIdx.x; j < periods_in; j += threads)
+        skinny_odd_unpack<U>(a - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi,
+                             [&](int s) { return slots + S::G * ((Q + 1) * j + s); });
+      __syncthreads();
+      // Phase 2: output row i, chunk q of its run; consecutive lanes take consecutive chunks (coalesced stores).
+      const std::uint64_t row_bytes = static_cast<std::uint64_t>(n) * U;
+      for (unsigned x = threadIdx.x; x < k * chunks_out; x += threads) {
+        std::uint64_t q64 = 0;
+        const auto i = static_cast<unsigned>(p.skinny_run_div.divmod(x, q64));
+        const std::uint64_t o = out_b + i * p.out_ld, start = o + static_cast<std::uint64_t>(n0) * U;
+        const std::uint64_t row_end = o + row_bytes;
+        const std::uint64_t b0 = n0 == 0 ? o : std::min(row_end, (start + 15) & ~std::uint64_t{15});
+        const std::uint64_t b1 = n0 + span >= n ? row_end : std::min(row_end, (start + span * U + 15) & ~std::uint64_t{15});
+        const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q64;
+        if (chunk >= b1) continue;
+        const int d = static_cast<int>(static_cast<std::int64_t>(chunk - start)) + 16 * U;  // >= 0: d >= -15
+        skinny_odd_pack<U>(chunk, d / U - 16, static_cast<unsigned>(d % U), b0, b1, [&](int u) {
+          return u >= 0 && static_cast<unsigned>(u) < staged ? skinny_odd_slot<U>(slots, u * k + i) : ~0u;
+        });
+      }
+    } else {
+      // Phase 1: input row i, period j; consecutive lanes take consecutive rows (neighbouring slots).
+      const unsigned periods_in = (staged + Q - 1) / Q;
+      for (unsigned x = threadIdx.x; x < k * periods_in; x += threads) {
+        std::uint64_t i64 = 0;
+        const auto j = static_cast<unsigned>(p.skinny_div.divmod(x, i64));
+        const auto i = static_cast<unsigned>(i64);
+        const std::uint64_t r = in_b + i * p.in_ld + static_cast<std::uint64_t>(n0) * U;
+        const auto psi = static_cast<unsigned>(r & 15);
+        skinny_odd_unpack<U>(r - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi,
+                             [&](int s) { return skinny_odd_slot<U>(slots, (Q * j + s) * k + i); });
+      }
+      __syncthreads();
+      // Phase 2: the packed output range, one chunk a thread.
+      const std::uint64_t total = static_cast<std::uint64_t>(n) * k * U;
+      const std::uint64_t start = out_b + static_cast<std::uint64_t>(n0) * k * U;
+      const std::uint64_t b0 = n0 == 0 ? out_b : std::min(out_b + total, (start + 15) & ~std::uint64_t{15});
+      const std::uint64_t b1 = n0 + span >= n ? out_b + total
+                                              : std::min(out_b + total, (start + span * k * U + 15) & ~std::uint64_t{15});
+      const std::uint64_t first = b0 & ~std::uint64_t{15};
+      for (unsigned q = threadIdx.x; q < chunks_out; q += threads) {
+        const std::uint64_t chunk = first + 16 * std::uint64_t{q};
+        if (chunk >= b1) break;
+        const int d = static_cast<int>(static_cast<std::int64_t>(chunk - start)) + 16 * U;
+        skinny_odd_pack<U>(chunk, d / U - 16, static_cast<unsigned>(d % U), b0, b1, [&](int m) {
+          return m >= 0 && static_cast<unsigned>(m) < units ? skinny_odd_slot<U>(slots, m) : ~0u;
+        });
+      }
+    }
+  }
+}
+
+}  // namespace xpose::detail
