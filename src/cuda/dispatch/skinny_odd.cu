@@ -17,20 +17,25 @@ std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; 
 template <int UnitBytes, bool AosToSoa>
 status launch(transpose2d_params p, std::int64_t k, cudaStream_t stream) {
   using S = skinny_odd_shape<UnitBytes>;
+  constexpr skinny_odd_geometry geo(UnitBytes);
+  static_assert(geo.q == S::Q && geo.p == S::P && geo.g == S::G && geo.chunk_slots() == S::chunk_slots);
   constexpr std::int64_t Q = S::Q, U = UnitBytes;
   const std::int64_t n = AosToSoa ? p.rows : p.cols;
-  constexpr std::int64_t m = skinny_odd_policy::span_multiple;
-  const std::int64_t tile_units = Q * skinny_odd_policy::periods_per_tile;
-  p.skinny_span = std::max<std::int64_t>(m, tile_units / k / m * m);
-  p.halo_rows = static_cast<int>((16 + U - 1) / U + 1);  // output runs reach < 16 bytes past the span
+  p.skinny_span = geo.span(k);
+  p.halo_rows = geo.halo();  // output runs reach < 16 bytes past the span
   p.skinny_div = fast_divmod(static_cast<std::uint64_t>(k));
+  const skinny_odd_layout layout = skinny_odd_choose_layout(UnitBytes, k, AosToSoa);
+  p.skinny_pad_shift = layout.pad_shift;
+  p.skinny_pad_bytes = layout.pad_bytes;
   const std::int64_t staged = p.skinny_span + p.halo_rows;
-  // Units the slots hold: phase 1's periods whole (AoS -> SoA: of the packed range; else of each row).
+  // Units the slots hold: phase 1's periods whole (AoS -> SoA: of the packed range; else of each row), after
+  // the k output rows' runs (16 bytes each) for AoS -> SoA.
   const std::int64_t cap = AosToSoa ? ceil_div(staged * k, Q) * Q : ceil_div(staged, Q) * Q * k;
-  const std::int64_t smem = cap / Q * (Q + 1) * S::G;
+  const std::int64_t smem = (AosToSoa ? 16 * k : 0) + (layout.slot(S::G, cap - 1) + S::G + 15) / 16 * 16;
   const std::int64_t run_bytes = (AosToSoa ? p.skinny_span : p.skinny_span * k) * U;
   p.skinny_chunks = ceil_div(run_bytes + 30, 16);  // chunks an output run of a tile covers, at most
-  p.skinny_run_div = fast_divmod(static_cast<std::uint64_t>(p.skinny_chunks));
+  p.skinny_run32 = div32(static_cast<unsigned>(p.skinny_chunks));
+  p.skinny_k32 = div32(static_cast<unsigned>(k));
   const std::int64_t tiles_n = ceil_div(n, p.skinny_span);
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));
   p.tiles_total = tiles_n * p.tiles_total;  // p.tiles_total holds the batch count on entry

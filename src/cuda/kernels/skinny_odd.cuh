@@ -6,8 +6,12 @@
 // A period is lcm(U, 16) bytes: Q = 16 / gcd(U, 16) units in P = U / gcd(U, 16) 16-byte chunks (RGB8: 16
 // units in 3 chunks). In shared memory each unit has a slot of G = 4, 8 or 16 bytes (the power of two >= U),
 // so a unit is one aligned shared-memory access. The tile's units are kept in packed (AoS) order, unit
-// m = n k + i (n along the long side from the tile's first, i < k), at slot m + m / Q: one pad slot every Q,
-// so lanes a period apart fall on distinct banks (lane stride (Q + 1) G bytes: 68, 72, 80 or 136).
+// m = n k + i (n along the long side from the tile's first, i < k), at byte G m + pad (m >> shift): the pads
+// move units that a warp's lanes touch together off each other's banks. Lanes step ~16 / U units along an
+// output row (~16 k / U slots) in AoS -> SoA's pack and k slots in SoA -> AoS's unpack, so the best spacing
+// depends on U, k and the direction; the dispatcher picks it with a bank model (tuning/skinny_odd.hpp). H100,
+// RGB8 2097152 x 8: 6.4 M shared-load wavefronts (8x the need) and 0.86 of memcpy with 16 bytes of pad every
+// Q units, 0.96 with the model's layout.
 //   1. unpack: a thread loads the P aligned chunks (P + 1 when the run is misaligned) holding Q consecutive
 //      units of a contiguous input run (the packed range for AoS -> SoA, one of the k rows for SoA -> AoS),
 //      realigns them by the run's byte phase (word selects and funnel shifts), spreads the units into slots
@@ -115,54 +119,77 @@ __device__ __forceinline__ void skinny_odd_lds(unsigned addr, std::uint32_t* w) 
   }
 }
 
-/// Slot byte address of tile unit m (packed order): one pad slot every Q.
+/// Slot byte address of tile unit m (packed order): skinny_odd_layout's G m + pad_bytes (m >> pad_shift).
 template <int UnitBytes>
-__device__ __forceinline__ unsigned skinny_odd_slot(unsigned base, unsigned m) {
-  using S = skinny_odd_shape<UnitBytes>;
-  return base + S::G * (m + (m >> S::log2_q));
-}
+struct skinny_odd_slots {
+  unsigned base, pad_shift, pad_bytes;
+  __device__ __forceinline__ unsigned operator()(unsigned m) const {
+    return base + skinny_odd_shape<UnitBytes>::G * m + pad_bytes * (m >> pad_shift);
+  }
+};
 
-/// Phase 1 for one period: the Q units of the input run whose first byte is at `first` = an aligned chunk
-/// address + psi (psi < 16), loaded as aligned chunks (bytewise where they leave [lo, hi)), realigned and
-/// spread into slots; slot s goes to dst(s).
-template <int UnitBytes, class Dst>
+/// Phase 1 for one period: the Q units of an input run that begin `psi` (< 16) bytes into the aligned chunk
+/// at chunk0, loaded as aligned chunks (bytewise where they leave [lo, hi)), realigned and spread into slots.
+/// Slot s goes to dst(s); when `vectors` (a uniform choice; only where Vectors allows it), the Q slots are
+/// one 16-byte aligned run from dst(0), stored as 16-byte vectors.
+template <int UnitBytes, bool Vectors, class Dst>
 __device__ __forceinline__ void skinny_odd_unpack(std::uint64_t chunk0, unsigned psi, std::uint64_t lo, std::uint64_t hi,
-                                                  Dst dst) {
+                                                  bool vectors, Dst dst) {
   using S = skinny_odd_shape<UnitBytes>;
   constexpr int P = S::P, GW = S::GW;
-  std::uint32_t raw[4 * (P + 1)];
-#pragma unroll
-  for (int c = 0; c <= P; ++c) {
-    uint4 v = make_uint4(0, 0, 0, 0);
-    if (c < P || psi != 0) v = load_chunk(chunk0 + 16 * c, lo, hi);
-    raw[4 * c] = v.x, raw[4 * c + 1] = v.y, raw[4 * c + 2] = v.z, raw[4 * c + 3] = v.w;
-  }
   std::uint32_t run[4 * P];
-  skinny_odd_shift<3>(raw, psi, run);
+  if (psi == 0) {  // an aligned run (a packed range at an aligned base): no realignment, no extra chunk
+#pragma unroll
+    for (int c = 0; c < P; ++c) {
+      const uint4 v = load_chunk(chunk0 + 16 * c, lo, hi);
+      run[4 * c] = v.x, run[4 * c + 1] = v.y, run[4 * c + 2] = v.z, run[4 * c + 3] = v.w;
+    }
+  } else {
+    std::uint32_t raw[4 * (P + 1)];
+#pragma unroll
+    for (int c = 0; c <= P; ++c) {
+      const uint4 v = load_chunk(chunk0 + 16 * c, lo, hi);
+      raw[4 * c] = v.x, raw[4 * c + 1] = v.y, raw[4 * c + 2] = v.z, raw[4 * c + 3] = v.w;
+    }
+    skinny_odd_shift<3>(raw, psi, run);
+  }
   std::uint32_t slots[S::Q * GW];
   permute_bytes<skinny_odd_unpack_map<UnitBytes, S::G, 16 * P>>(run, slots);
+  if (Vectors && vectors) {
+    static_assert(S::Q * GW % 4 == 0, "whole 16-byte vectors");
+    const unsigned a = dst(0);
 #pragma unroll
-  for (int s = 0; s < S::Q; ++s) skinny_odd_sts<GW>(dst(s), slots + s * GW);
+    for (int v = 0; v < S::Q * GW / 4; ++v) skinny_odd_sts<4>(a + 16 * v, slots + 4 * v);
+  } else {
+#pragma unroll
+    for (int s = 0; s < S::Q; ++s) skinny_odd_sts<GW>(dst(s), slots + s * GW);
+  }
 }
 
 /// Phase 2 for one 16-byte output chunk (the address `chunk`) whose first byte is byte `phi` of unit u0 (u0 may
-/// be -1: bytes before a run's first unit are never stored): the NS slots of the units it overlaps from
-/// src(u) (a slot address, or ~0u for a unit outside the staged ones), packed back to back, realigned by phi,
-/// written where the chunk lies in [lo, hi): one 16-byte store inside the run.
-template <int UnitBytes, class Src>
-__device__ __forceinline__ void skinny_odd_pack(std::uint64_t chunk, int u0, unsigned phi, std::uint64_t lo,
-                                                std::uint64_t hi, Src src) {
+/// be -1: bytes before a run's first unit are never stored): the NS slots of units u0 .. u0 + NS - 1, unit u
+/// at tile unit m0 + (u - u0) step (its slot from skinny_odd_slot; units outside [0, staged) read as zeros and
+/// are never stored), packed back to back, realigned by phi, written where the chunk lies in [lo, hi): one
+/// 16-byte store inside the run.
+template <int UnitBytes>
+__device__ __forceinline__ void skinny_odd_pack(const skinny_odd_slots<UnitBytes>& slot, std::uint64_t chunk, int u0, unsigned phi,
+                                                unsigned staged, int m0, int step, std::uint64_t lo, std::uint64_t hi) {
   using S = skinny_odd_shape<UnitBytes>;
   constexpr int GW = S::GW, U = UnitBytes, NS = S::chunk_slots;
   std::uint32_t slots[NS * GW];
+  if (u0 >= 0 && u0 + NS <= static_cast<int>(staged)) {
 #pragma unroll
-  for (int s = 0; s < NS; ++s) {
-    const unsigned a = src(u0 + s);
-    if (a != ~0u) {
-      skinny_odd_lds<GW>(a, slots + s * GW);
-    } else {
+    for (int s = 0; s < NS; ++s) skinny_odd_lds<GW>(slot(m0 + s * step), slots + s * GW);
+  } else {
 #pragma unroll
-      for (int h = 0; h < GW; ++h) slots[s * GW + h] = 0;
+    for (int s = 0; s < NS; ++s) {
+      const int u = u0 + s;
+      if (u >= 0 && u < static_cast<int>(staged)) {
+        skinny_odd_lds<GW>(slot(m0 + s * step), slots + s * GW);
+      } else {
+#pragma unroll
+        for (int h = 0; h < GW; ++h) slots[s * GW + h] = 0;
+      }
     }
   }
   std::uint32_t packed[S::chunk_stream_words];
@@ -178,17 +205,22 @@ __device__ __forceinline__ void skinny_odd_pack(std::uint64_t chunk, int u0, uns
 }
 
 /// p.skinny_span = units along n a tile owns (a multiple of 16), p.halo_rows = units along n staged past it,
-/// p.skinny_div = k, p.skinny_chunks = output chunks a tile's run covers at most (p.skinny_run_div: by it).
+/// p.skinny_div = k, p.skinny_chunks = output chunks a tile's run covers at most, p.skinny_k32 / skinny_run32: by k / by it.
 template <int UnitBytes, bool AosToSoa>
 __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny_odd_kernel(const transpose2d_params p) {
   using S = skinny_odd_shape<UnitBytes>;
   constexpr int U = UnitBytes, Q = S::Q, P = S::P, threads = S::threads;
   extern __shared__ __align__(16) unsigned char skinny_odd_smem[];
-  const auto slots = static_cast<unsigned>(__cvta_generic_to_shared(skinny_odd_smem));
-  const std::int64_t span = p.skinny_span;
+  // AoS -> SoA: the k output rows' runs, then the slots; SoA -> AoS: the slots.
   const auto k = static_cast<unsigned>(p.skinny_div.divisor);
+  auto* runs = reinterpret_cast<ulonglong2*>(skinny_odd_smem);
+  const skinny_odd_slots<U> slot{static_cast<unsigned>(__cvta_generic_to_shared(skinny_odd_smem)) + (AosToSoa ? 16 * k : 0),
+                                 static_cast<unsigned>(p.skinny_pad_shift), static_cast<unsigned>(p.skinny_pad_bytes)};
+  const bool vector_periods = p.skinny_pad_shift >= S::log2_q && p.skinny_pad_bytes % 16 == 0;
+  const std::int64_t span = p.skinny_span;
   const std::int64_t n = AosToSoa ? p.rows : p.cols;
   const auto chunks_out = static_cast<unsigned>(p.skinny_chunks);
+  const div32 run_div = p.skinny_run32, k_div = p.skinny_k32;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     const skinny_tile st(p, t);
@@ -204,36 +236,40 @@ __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny
       const auto psi = static_cast<unsigned>(a & 15);
       const unsigned periods_in = (units + Q - 1) / Q;
       for (unsigned j = threadIdx.x; j < periods_in; j += threads)
-        skinny_odd_unpack<U>(a - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi,
-                             [&](int s) { return slots + S::G * ((Q + 1) * j + s); });
-      __syncthreads();
-      // Phase 2: output row i, chunk q of its run; consecutive lanes take consecutive chunks (coalesced stores).
-      const std::uint64_t row_bytes = static_cast<std::uint64_t>(n) * U;
-      for (unsigned x = threadIdx.x; x < k * chunks_out; x += threads) {
-        std::uint64_t q64 = 0;
-        const auto i = static_cast<unsigned>(p.skinny_run_div.divmod(x, q64));
+        skinny_odd_unpack<U, true>(a - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi, vector_periods,
+                                   [&](int s) { return slot(Q * j + s); });
+      // Each output row's run of this tile: [b0, b1) from gather16's window rule, as its first aligned chunk
+      // and offsets from it (per row, so that the chunks below need no 64-bit arithmetic of their own).
+      for (unsigned i = threadIdx.x; i < k; i += threads) {
         const std::uint64_t o = out_b + i * p.out_ld, start = o + static_cast<std::uint64_t>(n0) * U;
-        const std::uint64_t row_end = o + row_bytes;
+        const std::uint64_t row_end = o + static_cast<std::uint64_t>(n) * U;
         const std::uint64_t b0 = n0 == 0 ? o : std::min(row_end, (start + 15) & ~std::uint64_t{15});
         const std::uint64_t b1 = n0 + span >= n ? row_end : std::min(row_end, (start + span * U + 15) & ~std::uint64_t{15});
-        const std::uint64_t chunk = (b0 & ~std::uint64_t{15}) + 16 * q64;
-        if (chunk >= b1) continue;
-        const int d = static_cast<int>(static_cast<std::int64_t>(chunk - start)) + 16 * U;  // >= 0: d >= -15
-        skinny_odd_pack<U>(chunk, d / U - 16, static_cast<unsigned>(d % U), b0, b1, [&](int u) {
-          return u >= 0 && static_cast<unsigned>(u) < staged ? skinny_odd_slot<U>(slots, u * k + i) : ~0u;
-        });
+        const std::uint64_t first = b0 & ~std::uint64_t{15};
+        runs[i] = make_ulonglong2(first, (b1 - first) << 32 | (b0 - first) << 16 | (first + 16 * U - start));
+      }
+      __syncthreads();
+      // Phase 2: output row i, chunk q of its run; consecutive lanes take consecutive chunks (coalesced stores).
+      for (unsigned x = threadIdx.x; x < k * chunks_out; x += threads) {
+        const unsigned i = run_div.div(x), q = x - i * chunks_out;
+        const ulonglong2 r = runs[i];
+        const auto end = static_cast<unsigned>(r.y >> 32), begin = static_cast<unsigned>(r.y >> 16) & 0xffffu;
+        if (16 * q >= end) continue;
+        const std::uint64_t chunk = r.x + 16 * q;
+        const unsigned d = (static_cast<unsigned>(r.y) & 0xffffu) + 16 * q;  // chunk - start + 16 U
+        const int u0 = static_cast<int>(d / U) - 16;
+        skinny_odd_pack<U>(slot, chunk, u0, d % U, staged, u0 * static_cast<int>(k) + static_cast<int>(i),
+                           static_cast<int>(k), r.x + begin, r.x + end);
       }
     } else {
       // Phase 1: input row i, period j; consecutive lanes take consecutive rows (neighbouring slots).
       const unsigned periods_in = (staged + Q - 1) / Q;
       for (unsigned x = threadIdx.x; x < k * periods_in; x += threads) {
-        std::uint64_t i64 = 0;
-        const auto j = static_cast<unsigned>(p.skinny_div.divmod(x, i64));
-        const auto i = static_cast<unsigned>(i64);
+        const unsigned j = k_div.div(x), i = x - j * k;
         const std::uint64_t r = in_b + i * p.in_ld + static_cast<std::uint64_t>(n0) * U;
         const auto psi = static_cast<unsigned>(r & 15);
-        skinny_odd_unpack<U>(r - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi,
-                             [&](int s) { return skinny_odd_slot<U>(slots, (Q * j + s) * k + i); });
+        skinny_odd_unpack<U, false>(r - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi, false,
+                                    [&](int s) { return slot((Q * j + s) * k + i); });
       }
       __syncthreads();
       // Phase 2: the packed output range, one chunk a thread.
@@ -243,13 +279,13 @@ __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny
       const std::uint64_t b1 = n0 + span >= n ? out_b + total
                                               : std::min(out_b + total, (start + span * k * U + 15) & ~std::uint64_t{15});
       const std::uint64_t first = b0 & ~std::uint64_t{15};
+      const auto e0 = static_cast<unsigned>(first + 16 * U - start);
       for (unsigned q = threadIdx.x; q < chunks_out; q += threads) {
         const std::uint64_t chunk = first + 16 * std::uint64_t{q};
         if (chunk >= b1) break;
-        const int d = static_cast<int>(static_cast<std::int64_t>(chunk - start)) + 16 * U;
-        skinny_odd_pack<U>(chunk, d / U - 16, static_cast<unsigned>(d % U), b0, b1, [&](int m) {
-          return m >= 0 && static_cast<unsigned>(m) < units ? skinny_odd_slot<U>(slots, m) : ~0u;
-        });
+        const unsigned d = e0 + 16 * q;
+        const int u0 = static_cast<int>(d / U) - 16;
+        skinny_odd_pack<U>(slot, chunk, u0, d % U, units, u0, 1, b0, b1);
       }
     }
   }

@@ -92,7 +92,8 @@ struct transpose2d_params {
   std::int64_t skinny_span;      // the long side's units per tile (rows for AoS->SoA, cols for SoA->AoS)
   std::int64_t skinny_chunks;    // AoS->SoA: 16-byte chunks per output row window
   fast_divmod skinny_div;        // AoS->SoA: by k (output rows); SoA->AoS: by staged chunks per row
-  fast_divmod skinny_run_div;    // skinny_odd: by skinny_chunks
+  div32 skinny_k32, skinny_run32;  // skinny_odd: by k, by skinny_chunks
+  int skinny_pad_shift, skinny_pad_bytes;  // skinny_odd: the slot layout (tuning/skinny_odd.hpp)
   // batched_flat variant only:
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U
