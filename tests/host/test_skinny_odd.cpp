@@ -48,7 +48,7 @@ TEST(SkinnyOddLayout, ChosenLayoutsKeepSlotsApartAndAlignVectorRuns) {
         ASSERT_GE(l.pad_bytes, geo.g);
         ASSERT_EQ(l.pad_bytes % geo.g, 0);  // slots stay aligned to their access width
         // Slots in increasing order, g bytes apart or more: no two units share a byte.
-        const std::int64_t cap = (geo.span(k) + geo.halo()) * k + geo.q;
+        const std::int64_t cap = (geo.span(k, aos) + geo.halo()) * k + geo.q;
         for (std::int64_t m = 1; m < cap; ++m) ASSERT_GE(l.slot(geo.g, m) - l.slot(geo.g, m - 1), geo.g) << "m " << m;
         if (l.vector_periods(geo))
           for (std::int64_t j = 0; j < 64; ++j) {

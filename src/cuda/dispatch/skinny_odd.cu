@@ -21,7 +21,7 @@ status launch(transpose2d_params p, std::int64_t k, cudaStream_t stream) {
   static_assert(geo.q == S::Q && geo.p == S::P && geo.g == S::G && geo.chunk_slots() == S::chunk_slots);
   constexpr std::int64_t Q = S::Q, U = UnitBytes;
   const std::int64_t n = AosToSoa ? p.rows : p.cols;
-  p.skinny_span = geo.span(k);
+  p.skinny_span = geo.span(k, AosToSoa);
   p.halo_rows = geo.halo();  // output runs reach < 16 bytes past the span
   p.skinny_div = fast_divmod(static_cast<std::uint64_t>(k));
   const skinny_odd_layout layout = skinny_odd_choose_layout(UnitBytes, k, AosToSoa);
