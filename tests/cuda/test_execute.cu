@@ -330,6 +330,18 @@ TEST(Transpose2d, SkinnyOddUnitsEveryKAndPhase) {
       check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);  // SoA -> AoS
       if (HasFailure()) return;
     }
+  // 16 < k <= 40 (n x k always; k x n where pixel48 would fill < 60 % of its rows).
+  for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
+    for (std::int64_t k : {17, 24, 33, 40}) {
+      const std::int64_t n = 90000 / (k * e) + 2 * k + 5;
+      const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16);
+      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);
+      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);
+      if (HasFailure()) return;
+    }
   // Every phase of both sides for a few k.
   for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
     for (std::int64_t k : {3, 4, 16})

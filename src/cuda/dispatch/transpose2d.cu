@@ -2,7 +2,9 @@
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
-//     (dispatch/skinny16.cu); other units, k x n with 16 < k <= 40, n x k with 16 < k and k-unit rows of
+//     (dispatch/skinny16.cu); unit in {3,5,6,7,10,12,14}, k <= 40 (k x n: unless pixel48 fills >= 60 % of its
+//     rows)                                                                      -> skinny_odd<unit, dir>
+//     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40, n x k with 16 < k and k-unit rows of
 //     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
@@ -30,6 +32,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/pixel48.hpp"
 #include "cuda/tuning/skinny16.hpp"
 #include "plan/box.hpp"
 #include "plan/span.hpp"
@@ -387,7 +390,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // x 33: 0.64 -> 0.42), as did wider units (fp32 524288 x 32: 0.95 -> 0.39).
   constexpr std::int64_t skinny_mid_aos_max_bytes = 36;
   const bool skinny_mid_aos = unit <= 2 && g.cols > skinny_max_k && g.cols * unit <= skinny_mid_aos_max_bytes;
-  if (!compound && !small_batched && unit <= 16 && (g.cols <= skinny_max_k || skinny_mid_aos) && g.rows > 4 * g.cols &&
+  // n x k -> k x n of skinny_odd's units with 16 < k <= 40: skinny_odd too. H100, same call
+  // (benchmarks/suites/skinny_odd_mid.txt), tiles -> skinny_odd: rgb8 986895 x 17 0.37 -> 0.99, 419430 x 40
+  // 0.73 -> 0.96, 7-byte 508400 x 33 0.49 -> 0.89, rgb16 0.76-0.93 -> 0.92-1.00, rgb32f 0.70-0.89 -> 0.88-0.97.
+  constexpr std::int64_t skinny_odd_max_k = 40;
+  const bool skinny_odd_mid_aos = skinny_odd_applies(unit) && g.cols > skinny_max_k && g.cols <= skinny_odd_max_k;
+  if (!compound && !small_batched && unit <= 16 && (g.cols <= skinny_max_k || skinny_mid_aos || skinny_odd_mid_aos) && g.rows > 4 * g.cols &&
       p.in_ld == g.cols * unit) {
     if (skinny16_applies(unit, g.cols)) return launch_skinny16(p, unit, g.cols, true, stream);
     if (skinny_odd_applies(unit)) return launch_skinny_odd(p, unit, g.cols, true, stream);
@@ -407,8 +415,15 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // rows (72 %) 0.68 vs 0.80; misaligned ones stay on skinny (fp64 29 x 300000: gather16 0.52 vs 0.81).
   constexpr std::int64_t skinny_mid_max_k = 40;
   constexpr double skinny_mid_max_row_fill = 0.8;
+  // pixel48's rows of >= 128 bytes go to skinny_odd instead unless they fill >= 60 % of its 64-row tiles. H100,
+  // same call (skinny_odd_mid.txt), pixel48 -> skinny_odd: rgb16 24 x 699050 0.71 -> 0.90, 33 x 508400 0.58
+  // -> 0.88, rgb32f 24 x 699050 0.75 -> 0.89, 33 x 508400 0.71 -> 0.85; but 40 rows (62 %): rgb16 0.90 -> 0.86,
+  // rgb32f 0.93 -> 0.82.
+  constexpr double pixel48_min_row_fill = 0.6;
+  const bool pixel48_beats_skinny_odd =
+      !skinny_odd_applies(unit) || static_cast<double>(g.rows) >= pixel48_min_row_fill * pixel48_policy::tile_rows;
   const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k &&
-                          !(pixel48_applies(unit) && g.rows * unit >= 128) &&
+                          !(pixel48_applies(unit) && g.rows * unit >= 128 && pixel48_beats_skinny_odd) &&
                           !(align % 16 == 0 && vec16_row_fill(g.rows, unit) >= skinny_mid_max_row_fill);
   if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
       p.out_ld == g.rows * unit) {

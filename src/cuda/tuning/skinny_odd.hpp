@@ -40,7 +40,7 @@ struct skinny_odd_geometry {
   /// Units along n a tile owns for this k: the most (a multiple of span_multiple) whose staged units, halo
   /// included, make at most periods_per_tile unpack periods: of the packed range for AoS -> SoA, of each of
   /// the k rows for SoA -> AoS. (Without the halo in the count, 256-thread blocks met 257-272 periods: a
-  /// second round of loads for a few threads. H100, same call: RGB8 16 x 1048576 0.836 -> 0.904 of memcpy,
+  /// second round of loads for a few threads. H100, successive calls: RGB8 16 x 1048576 0.836 -> 0.904 of memcpy,
   /// 8 x 2097152 0.865 -> 0.928, 5-byte 8 x 2097152 0.849 -> 0.859.)
   constexpr std::int64_t span(std::int64_t k, bool aos_to_soa) const {
     const std::int64_t m = skinny_odd_policy::span_multiple, t = skinny_odd_policy::periods_per_tile;
