@@ -381,7 +381,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // Batches of small matrices go whole-matrices-a-tile (above, or batched_flat below) or into boxes: skinny
   // tiles hold one matrix each, so a batch of 1e6 3 x 16 uint8 matrices made 48-byte tiles (0.013 of memcpy)
   // and 77x93x85 batches of 5 x 44 fp32 880-byte ones (0.16).
-  const bool small_batched = g.batch_count() > 1 && matrix_bytes * 4 < skinny16_policy::tile_bytes;
+  constexpr std::int64_t small_batched_max_matrix_bytes = 4095;  // a quarter of skinny16's former 16 KiB tile
+  const bool small_batched = g.batch_count() > 1 && matrix_bytes <= small_batched_max_matrix_bytes;
   // n x k <-> k x n with k <= 16 units and the k-unit rows contiguous: AoS <-> SoA streaming.
   constexpr std::int64_t skinny_max_k = 16;
   // n x k -> k x n of 1- and 2-byte units with 16 < k and k-unit rows of <= 36 bytes: the skinny kernel too.

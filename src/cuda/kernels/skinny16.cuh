@@ -5,7 +5,7 @@
 //   * the packed side, n x k with rows of k units back to back (in_ld = k U or out_ld = k U): one byte range
 //     of S k U bytes for a tile of S columns;
 //   * the strided side, k rows of n units (any pitch): k byte ranges of S U bytes.
-// A tile moves S = `span` units along n (S U k ~ 16 KiB) in three phases, each on whole 16-byte vectors:
+// A tile moves S = `span` units along n (S U k ~ skinny16_policy::tile_bytes) in three phases, each on whole 16-byte vectors:
 //   1. stage: the input's byte ranges are copied as the aligned 16-byte chunks that cover them (cp.async,
 //      bytewise only for a chunk that leaves the input's bytes [in_lo, in_hi)) into shared
 //      memory, unshifted ("raw": a range starting at address A lands at byte A mod 16 of its buffer);

@@ -6,10 +6,13 @@ namespace xpose::detail {
 
 struct skinny16_policy {
   /// Data bytes a tile moves (k rows of `tile_bytes / k` bytes, rounded down to 16). Two staging buffers of
-  /// this size plus halos (~33 KB) let an H100 SM hold 6 tiles, ~96 KB in flight, which is what ~3 TB/s at
-  /// ~1 us latency needs per SM (METHOD.md: bytes in flight = bandwidth x latency / SMs ~ 25 KB, with slack
-  /// for the three phases of a tile not overlapping inside one block).
-  static constexpr int tile_bytes = 16384;
+  /// this size plus halos (~17 KB) and the registers (up to 80 a thread for k = 16) let an H100 SM hold ~6-12
+  /// tiles, 48-96 KB in flight, against the ~25 KB that ~3 TB/s at ~1 us latency needs per SM (METHOD.md).
+  /// 16 KiB tiles had the same bytes in flight but half the tiles: a 16 MiB problem made 1024 tiles, 1.3
+  /// waves of the ~790 that fit at once, and the last wave ran on a quarter of the SMs. H100, same call,
+  /// 16 KiB -> 8 KiB: u8 batched 65536 x 16 x 16 0.846 -> 0.879 of memcpy, fp32 1048576 x 3 0.906 -> 0.954,
+  /// u8 16 x 1048576 0.824 -> 0.830; 64 MiB and larger problems unchanged or up to +1 % (23 cases).
+  static constexpr int tile_bytes = 8192;
   /// Bytes of each of the k strided rows a tile holds: the tile's share, whole 16-byte chunks.
   static constexpr int row_bytes(int k) { return tile_bytes / k / 16 * 16; }
   /// Threads a block: one micro-tile (one 16-byte vector of each of the k rows) per thread in the register
