@@ -360,6 +360,25 @@ TEST(Transpose2d, SkinnyOddUnitsEveryKAndPhase) {
   }
 }
 
+TEST(Transpose2d, SkinnyOddTilesOfFiveSevenTenAndFourteenByteUnits) {
+  // skinny_odd's tiles: K columns (a multiple of Q units) x span rows. Shapes just past and short of whole
+  // tiles both ways, pitched rows (each input row unpacked at its own phase), shifted pointers, batches.
+  for (std::int64_t e : {5, 7, 10, 14}) {
+    int variant = 0;
+    const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+        {16, 16}, {17, 33}, {125, 32}, {126, 31}, {251, 65}, {301, 97}, {1000, 37}, {37, 1000}, {2003, 129}};
+    for (auto [r, c] : shapes)
+      for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 7}, {5, 2}, {13, 15}}) {
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        const std::int64_t pad = 1 + variant++ % 3;
+        check(problem{{r, c}, {1, 0}, e, {c + pad, 1}, {r + 2 * pad, 1}}, in_shift, out_shift);
+        if (HasFailure()) return;
+      }
+    check(problem{{3, 301, 97}, {0, 2, 1}, e, {}, {}}, 3, 1);
+    check(problem{{2, 64, 300}, {0, 2, 1}, e, {}, {}});
+  }
+}
+
 TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
   // pixel48: tiles of 64 rows (+ a halo for the output windows) x 192 bytes; shapes just past and short of
   // whole tiles, shifted pointers and odd pitches, so every realignment and window edge is met.

@@ -80,6 +80,10 @@ bool skinny_odd_applies(std::int64_t unit_bytes);
 status launch_skinny_odd(transpose2d_params p, std::int64_t unit_bytes, std::int64_t k, bool aos_to_soa,
                          cudaStream_t stream);
 
+/// skinny_odd tiles (dispatch/skinny_odd.cu): a plain 2-D transpose of 5-, 7-, 10- or 14-byte units, tiles of
+/// K columns (~160-224 bytes) x up to ~125 rows.
+status launch_skinny_odd_tiles(transpose2d_params p, std::int64_t unit_bytes, cudaStream_t stream);
+
 /// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
 bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count.

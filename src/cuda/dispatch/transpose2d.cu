@@ -17,6 +17,7 @@
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
+//   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
 //   unit in {3, 6, 12, 24} B, both sides >= 16 units, one axis a side            -> pixel48<unit>
 //     (dispatch/pixel48.cu)
 //   otherwise, both sides >= 16 units of <= 128 bytes                            -> gather16<G>, G = the
@@ -530,6 +531,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (vec16_tiles_filled(g.rows, g.cols, unit) && !few_tiles16 &&
       (unit <= 2 || (g.rows >= shift16_min_side && g.cols >= shift16_min_side)))
     return launch_tiles16<true>(p, unit, compound, stream, dev.sm_count);
+  // skinny_odd's tiles (K columns of ~160-224 bytes, unpacked a period at a time) for the units pixel48 does
+  // not take: 5, 7, 10, 14 bytes (fused axes: 5 x u8, 7 x fp16, ...), which gather16 gathered a byte or a half
+  // at a time. H100, same call, gather16 -> skinny_odd tiles: 5-byte 4096 x 4096 0.65 -> 0.89, 7-byte 4096 x
+  // 4096 0.63 -> 0.84, 3001 x 4097 0.64 -> 0.86, 10-byte 0.71 -> 0.89, 14-byte 2048 x 3001 0.62 -> 0.83. For
+  // pixel48's units they tied or lost (RGB8 3840 x 2160 0.88 -> 0.73, RGB16 4097 x 3001 0.92 -> 0.87; RGB32F
+  // gained 0.91 -> 0.97 at 4K), so those stay on pixel48.
+  if (!compound && skinny_odd_applies(unit) && !pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16)
+    return launch_skinny_odd_tiles(p, unit, stream);
   // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
   if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.

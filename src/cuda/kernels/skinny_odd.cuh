@@ -23,6 +23,9 @@
 //      unit phase and stores a 16-byte vector; only the chunks at a run's ends are written bytewise. (A
 //      period a thread, P chunks, wrote 16-byte pieces 16 P bytes apart per store instruction: two to three
 //      times the L2 write sectors, 0.35-0.65 of memcpy for 5- and 7-byte units.)
+// Tiles (Tiled = true): a plain 2-D transpose whose input rows have any pitch, in tiles of K columns (a
+// multiple of Q: each row's K units are whole periods, unpacked at the row's own phase) and `span` rows; the
+// pack phase is AoS -> SoA's. Used for 5-, 7-, 10- and 14-byte units (dispatch/transpose2d.cu says why).
 // Output runs follow gather16's window rule (a tile owns each output run from the 16-byte boundary at or after
 // its first unit to the one at or after its last), so a tile stages a halo of units past its span.
 // grid: 1-D over tiles (tiles along n, then batch), grid-stride loop; block: skinny_odd_policy::threads.
@@ -204,10 +207,15 @@ __device__ __forceinline__ void skinny_odd_pack(const skinny_odd_slots<UnitBytes
   }
 }
 
-/// p.skinny_span = units along n a tile owns (a multiple of 16), p.halo_rows = units along n staged past it,
-/// p.skinny_div = k, p.skinny_chunks = output chunks a tile's run covers at most, p.skinny_k32 / skinny_run32: by k / by it.
-template <int UnitBytes, bool AosToSoa>
+/// p.skinny_span = units along n a tile owns, p.halo_rows = units along n staged past it, p.skinny_div = k,
+/// p.skinny_chunks = output chunks a tile's run covers at most, p.skinny_k32 / skinny_run32: by k (Tiled: by
+/// K / Q) / by skinny_chunks.
+/// Tiled (AosToSoa only): a plain r x c transpose in tiles of `span` rows x K = k columns (K a multiple of Q,
+/// input rows at any pitch): each input row's K units are K / Q whole periods, unpacked at the row's own phase;
+/// the K output rows' runs as above. Tiles along n vary fastest, then along c (p.tiles_r), then the batch.
+template <int UnitBytes, bool AosToSoa, bool Tiled = false>
 __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny_odd_kernel(const transpose2d_params p) {
+  static_assert(AosToSoa || !Tiled, "tiles are transposed input rows -> output rows");
   using S = skinny_odd_shape<UnitBytes>;
   constexpr int U = UnitBytes, Q = S::Q, P = S::P, threads = S::threads;
   extern __shared__ __align__(16) unsigned char skinny_odd_smem[];
@@ -223,14 +231,37 @@ __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny
   const div32 run_div = p.skinny_run32, k_div = p.skinny_k32;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    const skinny_tile st(p, t);
-    const std::uint64_t in_b = st.in_b, out_b = st.out_b;
-    const std::int64_t n0 = static_cast<std::int64_t>(st.tile) * span;
+    std::uint64_t in_b = 0, out_b = 0, tile = 0;
+    unsigned k_out = k;  // output rows this tile writes
+    if constexpr (Tiled) {
+      std::uint64_t tc = 0;
+      const std::uint64_t b = p.tiles_r.divmod(p.tiles_c.divmod(static_cast<std::uint64_t>(t), tile), tc);
+      std::int64_t in_off = 0, out_off = 0;
+      p.batch.offsets(b, in_off, out_off);
+      const std::uint64_t c0 = tc * k;
+      k_out = static_cast<unsigned>(std::min<std::int64_t>(k, p.cols - static_cast<std::int64_t>(c0)));
+      in_b = reinterpret_cast<std::uint64_t>(p.in) + in_off + c0 * U;
+      out_b = reinterpret_cast<std::uint64_t>(p.out) + out_off + c0 * p.out_ld;
+    } else {
+      const skinny_tile st(p, t);
+      in_b = st.in_b, out_b = st.out_b, tile = st.tile;
+    }
+    const std::int64_t n0 = static_cast<std::int64_t>(tile) * span;
     const auto staged = static_cast<unsigned>(std::min<std::int64_t>(span + p.halo_rows, n - n0));  // along n
     const unsigned units = staged * k;  // tile units staged, packed order
     __syncthreads();  // the previous tile's packs are done with the slots
 
-    if constexpr (AosToSoa) {
+    if constexpr (Tiled) {
+      // Phase 1: row r's K / Q periods (consecutive lanes, consecutive periods of a row), at the row's phase.
+      const unsigned per_row = k / Q;
+      for (unsigned x = threadIdx.x; x < staged * per_row; x += threads) {
+        const unsigned r = k_div.div(x), j = x - r * per_row;
+        const std::uint64_t a = in_b + (static_cast<std::uint64_t>(n0) + r) * p.in_ld;
+        const auto psi = static_cast<unsigned>(a & 15);
+        skinny_odd_unpack<U, true>(a - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi, vector_periods,
+                                   [&](int s) { return slot(r * k + Q * j + s); });
+      }
+    } else if constexpr (AosToSoa) {
       // Phase 1: the packed input range of the tile, one period (Q units) a thread.
       const std::uint64_t a = in_b + static_cast<std::uint64_t>(n0) * k * U;
       const auto psi = static_cast<unsigned>(a & 15);
@@ -238,9 +269,11 @@ __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny
       for (unsigned j = threadIdx.x; j < periods_in; j += threads)
         skinny_odd_unpack<U, true>(a - psi + 16 * P * std::uint64_t{j}, psi, p.in_lo, p.in_hi, vector_periods,
                                    [&](int s) { return slot(Q * j + s); });
+    }
+    if constexpr (AosToSoa) {
       // Each output row's run of this tile: [b0, b1) from gather16's window rule, as its first aligned chunk
       // and offsets from it (per row, so that the chunks below need no 64-bit arithmetic of their own).
-      for (unsigned i = threadIdx.x; i < k; i += threads) {
+      for (unsigned i = threadIdx.x; i < k_out; i += threads) {
         const std::uint64_t o = out_b + i * p.out_ld, start = o + static_cast<std::uint64_t>(n0) * U;
         const std::uint64_t row_end = o + static_cast<std::uint64_t>(n) * U;
         const std::uint64_t b0 = n0 == 0 ? o : std::min(row_end, (start + 15) & ~std::uint64_t{15});
@@ -250,7 +283,7 @@ __global__ void __launch_bounds__(skinny_odd_policy::threads) transpose2d_skinny
       }
       __syncthreads();
       // Phase 2: output row i, chunk q of its run; consecutive lanes take consecutive chunks (coalesced stores).
-      for (unsigned x = threadIdx.x; x < k * chunks_out; x += threads) {
+      for (unsigned x = threadIdx.x; x < k_out * chunks_out; x += threads) {
         const unsigned i = run_div.div(x), q = x - i * chunks_out;
         const ulonglong2 r = runs[i];
         const auto end = static_cast<unsigned>(r.y >> 32), begin = static_cast<unsigned>(r.y >> 16) & 0xffffu;
