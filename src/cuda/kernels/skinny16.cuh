@@ -233,6 +233,41 @@ __device__ __forceinline__ void skinny16_permute(const std::uint32_t (&in)[K * P
 template <int UnitBytes, int K, int P, bool Interleave, bool SrcSwizzled, bool DstSwizzled, class InOff, class OutOff>
 __device__ __forceinline__ void skinny16_micro_tile(unsigned src, InOff in_off, unsigned dst, OutOff out_off) {
   constexpr int W = P / 4;
+  if constexpr (UnitBytes == 1 && K % 8 == 0 && W == 2) {
+    // Bytes, k a multiple of 8, 8-byte pieces: eight rows at a time (rows 8 i .. 8 i + 7 <-> the packed words
+    // of h = 2 i, 2 i + 1, which fill whole packed pieces), so a thread holds 16 words in and 16 out instead
+    // of all 4 K (the shared-memory accesses are asm volatile and keep their order: loading every piece
+    // before the first store kept all of them live). k = 16: 80 -> ~48 registers.
+    // Packed word (4 w + e) K / 4 + h = row 4 h + e's byte... (skinny16_permute's 4 x 4 transposes) lies in
+    // packed piece (4 w + e) K / 8 + i, word hh, for h = 2 i + hh.
+#pragma unroll
+    for (int i = 0; i < K / 8; ++i) {
+      std::uint32_t a[8][2], b[8][2];
+#pragma unroll
+      for (int r = 0; r < 8; ++r) {
+        // Interleave: a[r] = strided row 8 i + r; else a[4 w + e] = packed piece (4 w + e) K / 8 + i.
+        std::uint32_t w2[2];
+        read_piece<P, SrcSwizzled>(src, in_off(Interleave ? 8 * i + r : r * (K / 8) + i), w2);
+        a[r][0] = w2[0], a[r][1] = w2[1];
+      }
+#pragma unroll
+      for (int hh = 0; hh < 2; ++hh)
+#pragma unroll
+        for (int w = 0; w < 2; ++w) {
+          if constexpr (Interleave) {  // rows 4 hh .. 4 hh + 3 of the octet, word w -> packed (4 w + e), word hh
+            transpose4x4_bytes(a[4 * hh][w], a[4 * hh + 1][w], a[4 * hh + 2][w], a[4 * hh + 3][w], b[4 * w][hh],
+                               b[4 * w + 1][hh], b[4 * w + 2][hh], b[4 * w + 3][hh]);
+          } else {  // packed (4 w + e), word hh -> rows 4 hh + e of the octet, word w
+            transpose4x4_bytes(a[4 * w][hh], a[4 * w + 1][hh], a[4 * w + 2][hh], a[4 * w + 3][hh], b[4 * hh][w],
+                               b[4 * hh + 1][w], b[4 * hh + 2][w], b[4 * hh + 3][w]);
+          }
+        }
+#pragma unroll
+      for (int r = 0; r < 8; ++r)
+        write_piece<P, DstSwizzled>(dst, out_off(Interleave ? r * (K / 8) + i : 8 * i + r), b[r]);
+    }
+    return;
+  }
   std::uint32_t a[K * W], b[K * W];
 #pragma unroll
   for (int j = 0; j < K; ++j) {
