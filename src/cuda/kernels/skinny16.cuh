@@ -236,10 +236,10 @@ __device__ __forceinline__ void skinny16_micro_tile(unsigned src, InOff in_off, 
   if constexpr (UnitBytes == 1 && K % 8 == 0 && W == 2) {
     // Bytes, k a multiple of 8, 8-byte pieces: eight rows at a time (rows 8 i .. 8 i + 7 <-> the packed words
     // of h = 2 i, 2 i + 1, which fill whole packed pieces), so a thread holds 16 words in and 16 out instead
-    // of all 4 K (the shared-memory accesses are asm volatile and keep their order: loading every piece
-    // before the first store kept all of them live). k = 16: 80 -> ~48 registers.
-    // Packed word (4 w + e) K / 4 + h = row 4 h + e's byte... (skinny16_permute's 4 x 4 transposes) lies in
-    // packed piece (4 w + e) K / 8 + i, word hh, for h = 2 i + hh.
+    // of 4 k: the shared-memory accesses are asm volatile and keep their order, so loading every piece before
+    // the first store kept all of them live. k = 16: 80 -> 63 registers (interleave), 58 -> 42 (deinterleave).
+    // skinny16_permute's 4 x 4 transposes map packed word (4 w + e) K / 4 + h to row 4 h + e's word w; with
+    // h = 2 i + hh that word is word hh of packed piece (4 w + e) K / 8 + i.
 #pragma unroll
     for (int i = 0; i < K / 8; ++i) {
       std::uint32_t a[8][2], b[8][2];
