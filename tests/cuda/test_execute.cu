@@ -248,21 +248,24 @@ TEST(Transpose2d, SkinnyMatricesAoSToSoAAndBack) {
   }
 }
 
+// n x k -> k x n and back for one (unit, k): n units along the long side, the input and output shifted off
+// the 16-byte grid and the strided side's pitch odd or even in turn as `variant` advances.
+void check_skinny_pair(std::int64_t e, std::int64_t k, std::int64_t n, int& variant) {
+  const std::size_t in_shift = static_cast<std::size_t>(variant % 4 == 0 ? 0 : (variant * 5) % 16);
+  const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
+  const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+  ++variant;
+  check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);  // AoS -> SoA
+  check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);  // SoA -> AoS
+}
+
 TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
   // skinny16: a micro-kernel per (unit, k, direction). Each takes several tiles and a partial one, with the
   // input and output shifted off the 16-byte grid and the strided side's pitch odd or even in turn, so every
   // instantiation meets realigned loads, realigned stores and bytewise range ends.
   int variant = 0;
   for (std::int64_t e : {1, 2, 4, 8, 16})
-    for (std::int64_t k = 2; k <= 16; ++k) {
-      const std::int64_t n = 40000 / (k * e) + 3 * (k + e) + 1;
-      const std::size_t in_shift = static_cast<std::size_t>(variant % 4 == 0 ? 0 : (variant * 5) % 16);
-      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
-      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
-      ++variant;
-      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);   // AoS -> SoA
-      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);   // SoA -> AoS
-    }
+    for (std::int64_t k = 2; k <= 16; ++k) check_skinny_pair(e, k, 40000 / (k * e) + 3 * (k + e) + 1, variant);
   // Every phase of both sides for a few k (the packed side's and each strided row's misalignment).
   for (std::int64_t e : {1, 2, 8})
     for (std::int64_t k : {3, 4, 16})
@@ -321,25 +324,13 @@ TEST(Transpose2d, SkinnyOddUnitsEveryKAndPhase) {
   int variant = 0;
   for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
     for (std::int64_t k = 2; k <= 16; ++k) {
-      const std::int64_t n = 70000 / (k * e) + 3 * (k + e) + 1;
-      const std::size_t in_shift = static_cast<std::size_t>(variant % 4 == 0 ? 0 : (variant * 5) % 16);
-      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
-      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
-      ++variant;
-      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);  // AoS -> SoA
-      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);  // SoA -> AoS
+      check_skinny_pair(e, k, 70000 / (k * e) + 3 * (k + e) + 1, variant);
       if (HasFailure()) return;
     }
   // 16 < k <= 40 (n x k always; k x n where pixel48 would fill < 60 % of its rows).
   for (std::int64_t e : {3, 5, 6, 7, 10, 12, 14})
     for (std::int64_t k : {17, 24, 33, 40}) {
-      const std::int64_t n = 90000 / (k * e) + 2 * k + 5;
-      const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16);
-      const std::size_t out_shift = static_cast<std::size_t>(variant % 3 == 0 ? 0 : (variant * 7) % 16);
-      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
-      ++variant;
-      check(problem{{n, k}, {1, 0}, e, {}, {n + pad, 1}}, in_shift, out_shift);
-      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, out_shift);
+      check_skinny_pair(e, k, 90000 / (k * e) + 2 * k + 5, variant);
       if (HasFailure()) return;
     }
   // Every phase of both sides for a few k.

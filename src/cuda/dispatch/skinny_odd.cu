@@ -15,6 +15,15 @@ namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// One block of skinny_odd_policy::threads a tile, `smem` bytes of dynamic shared memory (opted in above 48 KiB).
+status start(void (*kernel)(transpose2d_params), const transpose2d_params& p, std::int64_t smem, cudaStream_t stream) {
+  if (status s = allow_dynamic_smem(kernel, smem, "transpose2d_skinny_odd shared memory"); !s.is_ok()) return s;
+  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
+  kernel<<<grid, skinny_odd_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny_odd launch");
+  return status::ok();
+}
+
 template <int UnitBytes, bool AosToSoa>
 status launch(transpose2d_params p, std::int64_t k, cudaStream_t stream) {
   using S = skinny_odd_shape<UnitBytes>;
@@ -40,12 +49,7 @@ status launch(transpose2d_params p, std::int64_t k, cudaStream_t stream) {
   const std::int64_t tiles_n = ceil_div(n, p.skinny_span);
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));
   p.tiles_total = tiles_n * p.tiles_total;  // p.tiles_total holds the batch count on entry
-  auto* kernel = &transpose2d_skinny_odd_kernel<UnitBytes, AosToSoa>;
-  if (status s = allow_dynamic_smem(kernel, smem, "transpose2d_skinny_odd shared memory"); !s.is_ok()) return s;
-  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
-  kernel<<<grid, S::threads, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny_odd launch");
-  return status::ok();
+  return start(&transpose2d_skinny_odd_kernel<UnitBytes, AosToSoa>, p, smem, stream);
 }
 
 // Tiles of K columns (the least multiple of Q with K U >= 160 bytes: 64 RGB8 pixels, 32 RGB16, 16 RGB32F) and
@@ -71,12 +75,7 @@ status launch_tiles(transpose2d_params p, cudaStream_t stream) {
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));
   p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tiles_c));
   p.tiles_total = tiles_n * tiles_c * p.tiles_total;  // p.tiles_total holds the batch count on entry
-  auto* kernel = &transpose2d_skinny_odd_kernel<UnitBytes, true, true>;
-  if (status s = allow_dynamic_smem(kernel, smem, "transpose2d_skinny_odd tiles shared memory"); !s.is_ok()) return s;
-  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
-  kernel<<<grid, S::threads, static_cast<std::size_t>(smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny_odd tiles launch");
-  return status::ok();
+  return start(&transpose2d_skinny_odd_kernel<UnitBytes, true, true>, p, smem, stream);
 }
 
 template <int UnitBytes>
