@@ -456,22 +456,26 @@ bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const t
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
   if (lg < 0 || lg > 3) return false;
-  // 16 byte planes: the 16 x 16 byte-transpose network where the level has one (any other k: thin_gather).
+  // 8 and 16 byte planes: the 16 x 16 byte-transpose network where the level has one (thin_avx512.hpp; for
+  // k = 8 its rows are row pairs); any other k: the level's thin_gather kernels.
+  const bool net8 = lg == 0 && isa.deinterleave8_u8 != nullptr && isa.interleave8_u8 != nullptr;
   const bool net16 = lg == 0 && isa.deinterleave16_u8 != nullptr && isa.interleave16_u8 != nullptr;
-  const bool aos16 = net16 && p.cols == 16 && p.in_rs == 16;
-  const bool soa16 = net16 && !aos16 && p.rows == 16 && p.out_rs == 16;
-  const bool aos = aos16 || (isa.deinterleave[lg] != nullptr && p.cols >= 2 && p.cols <= isa.thin_max_k[lg] &&
-                             p.in_rs == p.cols * p.unit);
+  const bool aos8 = net8 && p.cols == 8 && p.in_rs == 8, aos16 = net16 && p.cols == 16 && p.in_rs == 16;
+  const bool soa8 = net8 && !aos8 && !aos16 && p.rows == 8 && p.out_rs == 8;
+  const bool soa16 = net16 && !aos8 && !aos16 && p.rows == 16 && p.out_rs == 16;
+  const bool network = aos8 || aos16 || soa8 || soa16;
+  const bool aos = aos8 || aos16 || (!network && isa.deinterleave[lg] != nullptr && p.cols >= 2 &&
+                                     p.cols <= isa.thin_max_k[lg] && p.in_rs == p.cols * p.unit);
   const int soa_max_k = isa.interleave_max_k[lg] > 0 ? isa.interleave_max_k[lg] : isa.thin_max_k[lg];
-  const bool soa = soa16 || (!aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= soa_max_k &&
-                             p.out_rs == p.rows * p.unit);
-  const std::int64_t step = aos16 || soa16 ? 64 : isa.thin_step[lg];
+  const bool soa = soa8 || soa16 || (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 &&
+                                     p.rows <= soa_max_k && p.out_rs == p.rows * p.unit);
+  const std::int64_t step = aos8 || soa8 ? 128 : network ? 64 : isa.thin_step[lg];
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
   if ((!aos && !soa) || n < 4 * step) return false;
   // A short side of whole register blocks is the tile kernel's best case: a thin kernel spends ceil(k / 2)
   // permutes per vector, a block about log2(16 / unit) + 2 shuffles (fp32 16 x 256 planes: 8.5 GB/s thin,
   // hot in L1, against 48 GB/s for 32 x 32 tiles). The byte network is cheaper than both.
-  if (!aos16 && !soa16 && kk % (aos ? k.block_cols : k.block_rows) == 0) return false;
+  if (!network && kk % (aos ? k.block_cols : k.block_rows) == 0) return false;
   const std::int64_t wb = g.word_bytes;
   const std::int64_t items = g.batch_count();
   // Chunks of ~64 KiB of input, whole vectors.
@@ -489,7 +493,11 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
       const unsigned char* src = in + b.in_offset() * wb;
       unsigned char* dst = out + b.out_offset() * wb;
       const std::int64_t s0 = ch * chunk, len = std::min(chunk, n - s0), vec_len = len / step * step;
-      if (aos16) {
+      if (aos8) {
+        isa.deinterleave8_u8(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
+      } else if (soa8) {
+        isa.interleave8_u8(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
+      } else if (aos16) {
         isa.deinterleave16_u8(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
       } else if (soa16) {
         isa.interleave16_u8(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);

@@ -120,8 +120,8 @@ void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
 }
 
 
-// ---- 16 byte planes: a 16 x 16 byte-transpose network -----------------------------------------------------
-// k = 16, 1-byte units (u8 n x 16 <-> 16 x n). thin_gather needs ceil(16 / 2) = 8 permutes an output vector
+// ---- 16 and 8 byte planes: a 16 x 16 byte-transpose network ------------------------------------------------
+// k = 16, 1-byte units (u8 n x 16 <-> 16 x n); k = 8 takes pairs of rows as the network's 16-byte rows. thin_gather needs ceil(16 / 2) = 8 permutes an output vector
 // (or words and narrowing without VBMI): 0.33-0.41 of the non-temporal copy, no better than 64 x 64 tiles
 // (2-core Xeon, 4194304 x 16). Here 64 rows make 16 vectors; each 128-bit lane is a 16 x 16 byte matrix, and
 // four rounds of unpacks (bytes, words, dwords, qwords: register j with j + 8) transpose all four lanes at
@@ -175,6 +175,57 @@ inline void interleave16_bytes(const unsigned char* in, std::int64_t in_rs, unsi
     transpose16x16_bytes(v);  // v[c] lane L = output row c0 + 16 L + c (16 bytes)
     // Output vector j = rows 4 j .. 4 j + 3 = v[4 b + i] lane L for j = 4 L + b: a lane transpose per b.
     unsigned char* g = out + c0 * 16;
+    for (int b = 0; b < 4; ++b) {
+      __m512i t[4];
+      transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
+      for (int L = 0; L < 4; ++L) store_vec<1>(g + 64 * (4 * L + b), t[L], stream);
+    }
+  }
+}
+
+/// deinterleave with k = 8, 1-byte units, n a multiple of 128: pairs of 8-byte rows are the 16-byte rows of
+/// deinterleave16_bytes' network, whose column c < 8 is then output row c's even rows and column 8 + c its odd
+/// rows; one unpack pair interleaves them again (per lane: rows 32 L .. 32 L + 15, then + 16 .. + 31) and a
+/// qword permute puts the lanes in order.
+inline void deinterleave8_bytes(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                                bool stream) {
+  const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
+  for (std::int64_t r = 0; r < n; r += 128) {
+    __m512i w[16], v[16];
+    for (int j = 0; j < 16; ++j) w[j] = _mm512_loadu_si512(in + r * 8 + 64 * j);
+    for (int b = 0; b < 4; ++b) {
+      __m512i t[4];
+      transpose4x4_lanes(w[b], w[4 + b], w[8 + b], w[12 + b], t);
+      for (int c = 0; c < 4; ++c) v[bitrev4(4 * b + c)] = t[c];
+    }
+    transpose16x16_bytes(v);
+    for (int c = 0; c < 8; ++c) {
+      const __m512i lo = _mm512_unpacklo_epi8(v[c], v[c + 8]), hi = _mm512_unpackhi_epi8(v[c], v[c + 8]);
+      store_vec<1>(out + c * out_rs + r, _mm512_permutex2var_epi64(lo, first, hi), stream);
+      store_vec<1>(out + c * out_rs + r + 64, _mm512_permutex2var_epi64(lo, second, hi), stream);
+    }
+  }
+}
+
+/// interleave with k = 8, 1-byte units, n a multiple of 128: each input row's 128 bytes split into even and odd
+/// positions (a byte shuffle within lanes, then a qword permute) become columns c and 8 + c of the 16-byte
+/// super-rows (output row pairs) that interleave16_bytes' network and lane transposes write.
+inline void interleave8_bytes(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
+                              bool stream) {
+  // Per 16-byte lane: even bytes to the low 8, odd bytes to the high 8.
+  const __m512i split = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15));
+  const __m512i evens = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odds = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+  for (std::int64_t c0 = 0; c0 < n; c0 += 128) {
+    __m512i col[16], v[16];
+    for (int j = 0; j < 8; ++j) {
+      const __m512i a = _mm512_shuffle_epi8(_mm512_loadu_si512(in + j * in_rs + c0), split);
+      const __m512i b = _mm512_shuffle_epi8(_mm512_loadu_si512(in + j * in_rs + c0 + 64), split);
+      col[j] = _mm512_permutex2var_epi64(a, evens, b);     // row j of output rows c0, c0 + 2, ... (lane L: 32 L ..)
+      col[8 + j] = _mm512_permutex2var_epi64(a, odds, b);  // and of c0 + 1, c0 + 3, ...
+    }
+    for (int x = 0; x < 16; ++x) v[x] = col[bitrev4(x)];
+    transpose16x16_bytes(v);  // v[c] lane L = output rows c0 + 2 (16 L + c) and + 1 (16 bytes)
+    unsigned char* g = out + c0 * 8;
     for (int b = 0; b < 4; ++b) {
       __m512i t[4];
       transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
