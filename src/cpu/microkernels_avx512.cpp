@@ -231,6 +231,8 @@ constexpr isa_kernels make_table() {
   k.interleave16_u8 = &interleave16_bytes;
   k.deinterleave8_u8 = &deinterleave8_bytes;
   k.interleave8_u8 = &interleave8_bytes;
+  k.deinterleave8_u16 = &deinterleave8_words;
+  k.interleave8_u16 = &interleave8_words;
   k.deinterleave[1] = &deinterleave<2>;
   k.deinterleave[2] = &deinterleave<4>;
   k.deinterleave[3] = &deinterleave<8>;

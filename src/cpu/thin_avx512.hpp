@@ -233,3 +233,52 @@ inline void interleave8_bytes(const unsigned char* in, std::int64_t in_rs, unsig
     }
   }
 }
+
+// ---- 8 planes of 2-byte units: an 8 x 8 word-transpose network ----------------------------------------------
+// fp16 n x 8 <-> 8 x n: three rounds of unpacks (words, dwords, qwords: register j with j + 4) transpose the
+// four 8 x 8 word matrices in the 128-bit lanes of 8 vectors (32 rows), inputs in 3-bit-reversed order.
+
+inline int bitrev3(int x) { return ((x & 1) << 2) | (x & 2) | ((x & 4) >> 2); }
+
+inline void transpose8x8_words(__m512i (&v)[8]) {
+  __m512i t[8];
+  for (int j = 0; j < 4; ++j) t[2 * j] = _mm512_unpacklo_epi16(v[j], v[j + 4]), t[2 * j + 1] = _mm512_unpackhi_epi16(v[j], v[j + 4]);
+  for (int j = 0; j < 4; ++j) v[2 * j] = _mm512_unpacklo_epi32(t[j], t[j + 4]), v[2 * j + 1] = _mm512_unpackhi_epi32(t[j], t[j + 4]);
+  for (int j = 0; j < 4; ++j) t[2 * j] = _mm512_unpacklo_epi64(v[j], v[j + 4]), t[2 * j + 1] = _mm512_unpackhi_epi64(v[j], v[j + 4]);
+  for (int j = 0; j < 8; ++j) v[j] = t[j];
+}
+
+/// deinterleave with k = 8, 2-byte units; n a multiple of 32.
+inline void deinterleave8_words(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                                bool stream) {
+  for (std::int64_t r = 0; r < n; r += 32) {
+    // w[j] = rows 4 j .. 4 j + 3; the network's input x, lane L, is row 8 L + bitrev3(x) = w[2 L + b] lane c
+    // for bitrev3(x) = 4 b + c.
+    __m512i w[8], v[8];
+    for (int j = 0; j < 8; ++j) w[j] = _mm512_loadu_si512(in + r * 16 + 64 * j);
+    for (int b = 0; b < 2; ++b) {
+      __m512i t[4];
+      transpose4x4_lanes(w[b], w[2 + b], w[4 + b], w[6 + b], t);
+      for (int c = 0; c < 4; ++c) v[bitrev3(4 * b + c)] = t[c];
+    }
+    transpose8x8_words(v);  // v[c] lane L = column c of rows 8 L .. 8 L + 7
+    for (int c = 0; c < 8; ++c) store_vec<2>(out + c * out_rs + 2 * r, v[c], stream);
+  }
+}
+
+/// interleave with k = 8, 2-byte units; n a multiple of 32.
+inline void interleave8_words(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
+                              bool stream) {
+  for (std::int64_t c0 = 0; c0 < n; c0 += 32) {
+    __m512i v[8];
+    for (int x = 0; x < 8; ++x) v[x] = _mm512_loadu_si512(in + bitrev3(x) * in_rs + 2 * c0);
+    transpose8x8_words(v);  // v[c] lane L = output row c0 + 8 L + c (16 bytes)
+    // Output vector j = rows 4 j .. 4 j + 3 = v[4 b + i] lane L for j = 2 L + b.
+    unsigned char* g = out + c0 * 16;
+    for (int b = 0; b < 2; ++b) {
+      __m512i t[4];
+      transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
+      for (int L = 0; L < 4; ++L) store_vec<2>(g + 64 * (2 * L + b), t[L], stream);
+    }
+  }
+}

@@ -159,11 +159,12 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
     }
     // 8 and 16 byte planes (the AVX-512 levels' 16 x 16 byte-transpose network): several 64 KiB chunks and a
     // ragged end, a pitched output (AoS -> SoA) or input (SoA -> AoS), batches of planes.
-    for (const std::int64_t k : {8, 16}) {
-      ASSERT_EQ(check({{70001, k}, {1, 0}, 1, {}, {70010, 1}}, rng, 3, 5, 2), "");
-      ASSERT_EQ(check({{k, 70001}, {1, 0}, 1, {70013, 1}, {}}, rng, 7, 0, 2), "");
-      ASSERT_EQ(check({{3, 5000, k}, {0, 2, 1}, 1, {}, {}}, rng, 0, 1, 2), "");
-      ASSERT_EQ(check({{3, k, 5000}, {0, 2, 1}, 1, {}, {}}, rng, 1, 0, 1), "");
+    // 8 planes of 2-byte units: the 8 x 8 word network, the same cases.
+    for (const auto [eb, k] : {std::pair<std::int64_t, std::int64_t>{1, 8}, {1, 16}, {2, 8}}) {
+      ASSERT_EQ(check({{70001, k}, {1, 0}, eb, {}, {70010, 1}}, rng, 3, 5, 2), "");
+      ASSERT_EQ(check({{k, 70001}, {1, 0}, eb, {70013, 1}, {}}, rng, 7, 0, 2), "");
+      ASSERT_EQ(check({{3, 5000, k}, {0, 2, 1}, eb, {}, {}}, rng, 0, 1, 2), "");
+      ASSERT_EQ(check({{3, k, 5000}, {0, 2, 1}, eb, {}, {}}, rng, 1, 0, 1), "");
     }
     // Planes whose output rows are whole lines (n = 17 x 64 units): the thin kernels' streaming stores, both
     // directions, the byte kernels' k limits (AVX-512: 14 one way, 11 the other; VBMI: 16 and 11) on either
