@@ -106,11 +106,15 @@ struct isa_kernels {
                            bool stream) = nullptr;
   void (*interleave8_u8)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
                          bool stream) = nullptr;
-  /// k = 8 with 2-byte units through an 8 x 8 word-transpose network; n a multiple of 32.
+  /// k = 8 and k = 16 with 2-byte units through an 8 x 8 word-transpose network; n a multiple of 32.
   void (*deinterleave8_u16)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
                             bool stream) = nullptr;
   void (*interleave8_u16)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
                           bool stream) = nullptr;
+  void (*deinterleave16_u16)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                             bool stream) = nullptr;
+  void (*interleave16_u16)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
+                           bool stream) = nullptr;
 
   /// Periodic permutations (macrokernel_periodic.cpp: packed batches of small planes, thin planes), per
   /// permute granule of 1, 2, 4 bytes (VBMI's vpermt2b, AVX-512BW's vpermt2w, AVX-512F's vpermt2d); null where

@@ -462,19 +462,22 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
   const bool net8 = lg == 0 && isa.deinterleave8_u8 != nullptr && isa.interleave8_u8 != nullptr;
   const bool net16 = lg == 0 && isa.deinterleave16_u8 != nullptr && isa.interleave16_u8 != nullptr;
   const bool netw = lg == 1 && isa.deinterleave8_u16 != nullptr && isa.interleave8_u16 != nullptr;
+  const bool netw16 = lg == 1 && isa.deinterleave16_u16 != nullptr && isa.interleave16_u16 != nullptr;
   const bool aos8 = net8 && p.cols == 8 && p.in_rs == 8, aos16 = net16 && p.cols == 16 && p.in_rs == 16;
-  const bool aosw = netw && p.cols == 8 && p.in_rs == 16;
-  const bool aos_net = aos8 || aos16 || aosw;  // one direction only, whatever the shape
+  const bool aosw = netw && p.cols == 8 && p.in_rs == 16, aosw16 = netw16 && p.cols == 16 && p.in_rs == 32;
+  const bool aos_net = aos8 || aos16 || aosw || aosw16;  // one direction only, whatever the shape
   const bool soa8 = net8 && !aos_net && p.rows == 8 && p.out_rs == 8;
   const bool soa16 = net16 && !aos_net && p.rows == 16 && p.out_rs == 16;
   const bool soaw = netw && !aos_net && p.rows == 8 && p.out_rs == 16;
-  const bool network = aos8 || aos16 || aosw || soa8 || soa16 || soaw;
-  const bool aos = aos8 || aos16 || aosw || (!network && isa.deinterleave[lg] != nullptr && p.cols >= 2 &&
-                                             p.cols <= isa.thin_max_k[lg] && p.in_rs == p.cols * p.unit);
+  const bool soaw16 = netw16 && !aos_net && p.rows == 16 && p.out_rs == 32;
+  const bool network = aos_net || soa8 || soa16 || soaw || soaw16;
+  const bool aos = aos_net || (!network && isa.deinterleave[lg] != nullptr && p.cols >= 2 &&
+                               p.cols <= isa.thin_max_k[lg] && p.in_rs == p.cols * p.unit);
   const int soa_max_k = isa.interleave_max_k[lg] > 0 ? isa.interleave_max_k[lg] : isa.thin_max_k[lg];
-  const bool soa = soa8 || soa16 || soaw || (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 &&
-                                             p.rows <= soa_max_k && p.out_rs == p.rows * p.unit);
-  const std::int64_t step = aos8 || soa8 ? 128 : aosw || soaw ? 32 : network ? 64 : isa.thin_step[lg];
+  const bool soa = soa8 || soa16 || soaw || soaw16 ||
+                   (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= soa_max_k &&
+                    p.out_rs == p.rows * p.unit);
+  const std::int64_t step = aos8 || soa8 ? 128 : aosw || soaw || aosw16 || soaw16 ? 32 : network ? 64 : isa.thin_step[lg];
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
   if ((!aos && !soa) || n < 4 * step) return false;
   // A short side of whole register blocks is the tile kernel's best case: a thin kernel spends ceil(k / 2)
@@ -506,6 +509,10 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
         isa.deinterleave8_u16(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
       } else if (soaw) {
         isa.interleave8_u16(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
+      } else if (aosw16) {
+        isa.deinterleave16_u16(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
+      } else if (soaw16) {
+        isa.interleave16_u16(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
       } else if (aos16) {
         isa.deinterleave16_u8(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
       } else if (soa16) {

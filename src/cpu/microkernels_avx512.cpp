@@ -233,6 +233,8 @@ constexpr isa_kernels make_table() {
   k.interleave8_u8 = &interleave8_bytes;
   k.deinterleave8_u16 = &deinterleave8_words;
   k.interleave8_u16 = &interleave8_words;
+  k.deinterleave16_u16 = &deinterleave16_words;
+  k.interleave16_u16 = &interleave16_words;
   k.deinterleave[1] = &deinterleave<2>;
   k.deinterleave[2] = &deinterleave<4>;
   k.deinterleave[3] = &deinterleave<8>;

@@ -282,3 +282,51 @@ inline void interleave8_words(const unsigned char* in, std::int64_t in_rs, unsig
     }
   }
 }
+
+/// deinterleave with k = 16, 2-byte units; n a multiple of 32. A round of 16 rows (32 bytes each: two lanes)
+/// is four 8 x 8 word blocks, one a lane: rows 0-7 / 8-15 x words 0-7 / 8-15; the word network transposes
+/// them, and two rounds' lanes make each output row's 64 bytes.
+inline void deinterleave16_words(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
+                                 bool stream) {
+  for (std::int64_t r = 0; r < n; r += 32) {
+    __m512i half[2][8];
+    for (int h = 0; h < 2; ++h) {
+      // z[j] = rows 2 j, 2 j + 1 of the round. Input x, lane L: row 8 (L / 2) + bitrev3(x), words 8 (L % 2) ...
+      __m512i z[8], v[8];
+      for (int j = 0; j < 8; ++j) z[j] = _mm512_loadu_si512(in + (r + 16 * h) * 32 + 64 * j);
+      for (int x = 0; x < 8; ++x) {
+        const int q = bitrev3(x);
+        v[x] = q % 2 == 0 ? _mm512_shuffle_i64x2(z[q / 2], z[4 + q / 2], 0x44) : _mm512_shuffle_i64x2(z[q / 2], z[4 + q / 2], 0xEE);
+      }
+      transpose8x8_words(v);  // v[c] lanes: output row c (round rows 0-7), row 8 + c (0-7), row c (8-15), row 8 + c (8-15)
+      for (int c = 0; c < 8; ++c) half[h][c] = v[c];
+    }
+    for (int c = 0; c < 8; ++c) {
+      store_vec<2>(out + c * out_rs + 2 * r, _mm512_shuffle_i64x2(half[0][c], half[1][c], 0x88), stream);
+      store_vec<2>(out + (8 + c) * out_rs + 2 * r, _mm512_shuffle_i64x2(half[0][c], half[1][c], 0xDD), stream);
+    }
+  }
+}
+
+/// interleave with k = 16, 2-byte units; n a multiple of 32: the same blocks the other way.
+inline void interleave16_words(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
+                               bool stream) {
+  for (std::int64_t c0 = 0; c0 < n; c0 += 32) {
+    __m512i p[16];
+    for (int j = 0; j < 16; ++j) p[j] = _mm512_loadu_si512(in + j * in_rs + 2 * c0);
+    for (int h = 0; h < 2; ++h) {
+      // Input x, lane L: plane 8 (L / 2) + bitrev3(x), output rows 16 h + 8 (L % 2) ... (16 bytes).
+      __m512i v[8];
+      for (int x = 0; x < 8; ++x) {
+        const int q = bitrev3(x);
+        v[x] = h == 0 ? _mm512_shuffle_i64x2(p[q], p[8 + q], 0x44) : _mm512_shuffle_i64x2(p[q], p[8 + q], 0xEE);
+      }
+      transpose8x8_words(v);  // v[c] lanes: row c planes 0-7, row 8 + c planes 0-7, row c planes 8-15, row 8 + c ...
+      unsigned char* g = out + (c0 + 16 * h) * 32;
+      for (int c = 0; c < 8; c += 2) {
+        store_vec<2>(g + 32 * c, _mm512_shuffle_i64x2(v[c], v[c + 1], 0x88), stream);            // rows c, c + 1
+        store_vec<2>(g + 32 * (8 + c), _mm512_shuffle_i64x2(v[c], v[c + 1], 0xDD), stream);      // rows 8 + c, 9 + c
+      }
+    }
+  }
+}

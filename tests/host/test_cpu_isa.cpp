@@ -159,8 +159,8 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
     }
     // 8 and 16 byte planes (the AVX-512 levels' 16 x 16 byte-transpose network): several 64 KiB chunks and a
     // ragged end, a pitched output (AoS -> SoA) or input (SoA -> AoS), batches of planes.
-    // 8 planes of 2-byte units: the 8 x 8 word network, the same cases.
-    for (const auto [eb, k] : {std::pair<std::int64_t, std::int64_t>{1, 8}, {1, 16}, {2, 8}}) {
+    // 8 and 16 planes of 2-byte units: the 8 x 8 word network, the same cases.
+    for (const auto [eb, k] : {std::pair<std::int64_t, std::int64_t>{1, 8}, {1, 16}, {2, 8}, {2, 16}}) {
       ASSERT_EQ(check({{70001, k}, {1, 0}, eb, {}, {70010, 1}}, rng, 3, 5, 2), "");
       ASSERT_EQ(check({{k, 70001}, {1, 0}, eb, {70013, 1}, {}}, rng, 7, 0, 2), "");
       ASSERT_EQ(check({{3, 5000, k}, {0, 2, 1}, eb, {}, {}}, rng, 0, 1, 2), "");
