@@ -95,26 +95,17 @@ struct isa_kernels {
   /// A lower k limit for `interleave` where it differs (0: thin_max_k).
   int interleave_max_k[5] = {};
   int thin_step[5] = {};
-  /// k = 16 and k = 8 with 1-byte units through a 16 x 16 byte-transpose network (thin_avx512.hpp); null where
-  /// the level has none. The contracts of deinterleave / interleave with that k; n a multiple of 64 (k = 16)
-  /// or 128 (k = 8).
-  void (*deinterleave16_u8)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
-                            bool stream) = nullptr;
-  void (*interleave16_u8)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
-                          bool stream) = nullptr;
-  void (*deinterleave8_u8)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
-                           bool stream) = nullptr;
-  void (*interleave8_u8)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
-                         bool stream) = nullptr;
-  /// k = 8 and k = 16 with 2-byte units through an 8 x 8 word-transpose network; n a multiple of 32.
-  void (*deinterleave8_u16)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
-                            bool stream) = nullptr;
-  void (*interleave8_u16)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
-                          bool stream) = nullptr;
-  void (*deinterleave16_u16)(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
-                             bool stream) = nullptr;
-  void (*interleave16_u16)(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n,
-                           bool stream) = nullptr;
+  /// Fixed-k (de)interleave through transpose networks (thin_avx512.hpp): the contracts of deinterleave /
+  /// interleave with that k; null where the level has none. 1-byte units, k = 16 and 8: a 16 x 16 byte
+  /// network (n a multiple of 64, 128); 2-byte units, k = 8 and 16: an 8 x 8 word network (n a multiple of 32).
+  using net_deinterleave_fn = void (*)(const unsigned char* in, unsigned char* out, std::int64_t out_rs,
+                                       std::int64_t n, bool stream);
+  using net_interleave_fn = void (*)(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
+                                     std::int64_t n, bool stream);
+  net_deinterleave_fn deinterleave16_u8 = nullptr, deinterleave8_u8 = nullptr;
+  net_interleave_fn interleave16_u8 = nullptr, interleave8_u8 = nullptr;
+  net_deinterleave_fn deinterleave8_u16 = nullptr, deinterleave16_u16 = nullptr;
+  net_interleave_fn interleave8_u16 = nullptr, interleave16_u16 = nullptr;
 
   /// Periodic permutations (macrokernel_periodic.cpp: packed batches of small planes, thin planes), per
   /// permute granule of 1, 2, 4 bytes (VBMI's vpermt2b, AVX-512BW's vpermt2w, AVX-512F's vpermt2d); null where

@@ -478,6 +478,10 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
                    (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= soa_max_k &&
                     p.out_rs == p.rows * p.unit);
   const std::int64_t step = aos8 || soa8 ? 128 : aosw || soaw || aosw16 || soaw16 ? 32 : network ? 64 : isa.thin_step[lg];
+  const auto deinterleave_net = aos8 ? isa.deinterleave8_u8 : aos16 ? isa.deinterleave16_u8
+                                : aosw ? isa.deinterleave8_u16 : aosw16 ? isa.deinterleave16_u16 : nullptr;
+  const auto interleave_net = soa8 ? isa.interleave8_u8 : soa16 ? isa.interleave16_u8
+                              : soaw ? isa.interleave8_u16 : soaw16 ? isa.interleave16_u16 : nullptr;
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
   if ((!aos && !soa) || n < 4 * step) return false;
   // A short side of whole register blocks is the tile kernel's best case: a thin kernel spends ceil(k / 2)
@@ -501,32 +505,15 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
       const unsigned char* src = in + b.in_offset() * wb;
       unsigned char* dst = out + b.out_offset() * wb;
       const std::int64_t s0 = ch * chunk, len = std::min(chunk, n - s0), vec_len = len / step * step;
-      if (aos8) {
-        isa.deinterleave8_u8(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-      } else if (soa8) {
-        isa.interleave8_u8(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-      } else if (aosw) {
-        isa.deinterleave8_u16(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-      } else if (soaw) {
-        isa.interleave8_u16(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-      } else if (aosw16) {
-        isa.deinterleave16_u16(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-      } else if (soaw16) {
-        isa.interleave16_u16(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-      } else if (aos16) {
-        isa.deinterleave16_u8(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-      } else if (soa16) {
-        isa.interleave16_u8(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-      } else if (aos) {
-        isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
-      } else {
-        isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
-      }
       if (aos) {
+        if (deinterleave_net != nullptr) deinterleave_net(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
+        else isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
         if (vec_len < len)
           k.tile(src + (s0 + vec_len) * p.in_rs, p.in_rs, dst + (s0 + vec_len) * p.unit, p.out_rs, len - vec_len, kk,
                  p.words, nullptr);
       } else {
+        if (interleave_net != nullptr) interleave_net(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
+        else isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
         if (vec_len < len)
           k.tile(src + (s0 + vec_len) * p.unit, p.in_rs, dst + (s0 + vec_len) * p.out_rs, p.out_rs, kk, len - vec_len,
                  p.words, nullptr);
