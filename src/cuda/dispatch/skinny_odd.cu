@@ -28,7 +28,6 @@ template <int UnitBytes, bool AosToSoa>
 status launch(transpose2d_params p, std::int64_t k, cudaStream_t stream) {
   using S = skinny_odd_shape<UnitBytes>;
   constexpr skinny_odd_geometry geo(UnitBytes);
-  static_assert(geo.q == S::Q && geo.p == S::P && geo.g == S::G && geo.chunk_slots() == S::chunk_slots);
   constexpr std::int64_t Q = S::Q, U = UnitBytes;
   const std::int64_t n = AosToSoa ? p.rows : p.cols;
   p.skinny_span = geo.span(k, AosToSoa);

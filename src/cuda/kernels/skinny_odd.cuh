@@ -39,18 +39,19 @@
 
 namespace xpose::detail {
 
+/// Compile-time view of skinny_odd_geometry (tuning/skinny_odd.hpp, which the host side and its tests use).
 template <int UnitBytes>
 struct skinny_odd_shape {
   static constexpr int U = UnitBytes;
-  static constexpr int gcd16 = U % 16 == 0 ? 16 : U % 8 == 0 ? 8 : U % 4 == 0 ? 4 : U % 2 == 0 ? 2 : 1;
-  static constexpr int Q = 16 / gcd16;  // units a period
-  static constexpr int P = U / gcd16;   // 16-byte chunks a period
-  static constexpr int G = U <= 4 ? 4 : U <= 8 ? 8 : 16;  // slot bytes
+  static constexpr skinny_odd_geometry geo{UnitBytes};
+  static constexpr int Q = geo.q;  // units a period
+  static constexpr int P = geo.p;  // 16-byte chunks a period
+  static constexpr int G = geo.g;  // slot bytes
   static constexpr int GW = G / 4;
-  static constexpr int log2_q = Q == 16 ? 4 : Q == 8 ? 3 : Q == 4 ? 2 : Q == 2 ? 1 : 0;
+  static constexpr int log2_q = geo.log2_q;
   /// Phase 2 (one output chunk a thread): slots a chunk overlaps at most (its bytes [phi, phi + 16) of the
   /// units from its first, phi < U), and the packed words built from them before the shift by phi.
-  static constexpr int chunk_slots = (U + 14) / U + 1;
+  static constexpr int chunk_slots = geo.chunk_slots();
   static constexpr int chunk_stream_words = (16 + U - 1 + 3) / 4;
   static constexpr int threads = skinny_odd_policy::threads;
   static_assert(U == 3 || U == 5 || U == 6 || U == 7 || U == 10 || U == 12 || U == 14, "skinny_odd_applies' units");
