@@ -114,7 +114,13 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
       if (one_wave)
         transpose2d_shift16_wave_kernel<1, wave_blocks><<<grid, S::threads, 0, stream>>>(p);
     if (!one_wave && compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
-    if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+    if constexpr (UnitBytes == 2) {
+      // 2-byte units: built for 3 blocks an SM (<= 85 registers; 79, no spill). Its branch-free interior path
+      // took the default build from 72 to 116 registers (2 blocks an SM): fp16 8191 x 8193 0.910 -> 0.893.
+      if (!compound) transpose2d_shift16_wave_kernel<2, 3><<<grid, S::threads, 0, stream>>>(p);
+    } else {
+      if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+    }
   } else {
     if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
     else transpose2d_vec16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
@@ -137,13 +143,16 @@ status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cu
 }
 
 // vec8 / shift8 (1- and 2-byte units): vec16 / shift16's micro-tiles with 8-byte chunks.
+// fast: shift8's branch-free interior tiles (plain sides only).
 template <int UnitBytes, bool Shift, class Policy = transpose2d_tile8_policy<UnitBytes>>
-status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
+status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, bool fast = false) {
   using S = tile8_shape<UnitBytes, Policy>;
   set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
-  else transpose2d_tile8_kernel<UnitBytes, Shift, false, Policy><<<grid, S::threads, 0, stream>>>(p);
+  else if (!fast) transpose2d_tile8_kernel<UnitBytes, Shift, false, Policy><<<grid, S::threads, 0, stream>>>(p);
+  if constexpr (Shift)
+    if (!compound && fast) transpose2d_tile8_kernel<UnitBytes, true, false, Policy, true><<<grid, S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return cuda_failure(e, Shift ? "transpose2d_shift8 launch" : "transpose2d_vec8 launch");
   return status::ok();
@@ -517,8 +526,17 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                              (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_step_rows) > dev.sm_count) &&
                              (!p.rows_fastest || ceil_div(g.rows, wide8_step_rows) <= dev.sm_count);
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
-      return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
-    if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream);
+      return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
+    // Interior tiles branch-free (launch_tiles8's fast) in the 512-thread tiles always, in the 256-thread ones
+    // only for problems of <= 16 MiB. H100, same call, general -> branch-free: 512 threads, u8 8191 x 8193
+    // 0.826 -> 0.894, 7919 x 7907 0.834 -> 0.903, 12007 x 5003 0.824 -> 0.885, 16383 x 16385 0.823 -> 0.881;
+    // 256 threads, 4097 x 3001 0.89 -> 0.94, 2047 x 2049 0.935 -> 0.982, 1999 x 3001 0.946 -> 1.006, but
+    // larger ones lost with either half (loads or stores) alone, on the same DRAM traffic and 25 % fewer
+    // instructions (issue 68 % -> 50 %): 4097 x 8193 0.860 -> 0.784, 1001 x 65537 0.807 -> 0.702, batches
+    // 16 x 2001 x 2003 0.848 -> 0.740, 5003 x 4999 (25 MB) 0.884 -> 0.836. Why is open (docs/perf-notes.md).
+    constexpr std::int64_t shift8_fast_max_bytes = std::int64_t{16} << 20;
+    if (!few_tiles16 && !out_aligned16 && shift8_rows)
+      return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
   }
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);

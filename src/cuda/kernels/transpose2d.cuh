@@ -835,6 +835,14 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
     auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
     auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
 
+    // Interior tiles of plain problems take a branch-free path (as shift8's, see transpose2d_tile8_kernel),
+    // except for 1-byte units (shift16<1> runs the batches shift8 does not take; u8 N-d 2336 x 478 x 481 lost
+    // 0.705 -> 0.685 with it). H100, same call, general -> branch-free (fp16 through the 3-block build, see
+    // the dispatcher): fp16 4097 x 3001 0.869 -> 0.931, 8191 x 8193 0.910 -> 0.922, 7919 x 7907 0.910 ->
+    // 0.926, 2047 x 2049 0.868 -> 0.920, 1001 x 65537 0.893 -> 0.921, 16 x 2001 x 2003 0.916 -> 0.938; fp32
+    // +0.01-0.02; fp64, c128 unchanged.
+    const bool fast = UnitBytes >= 2 && !Compound && full && inside && !first && !last;
+
     // 1. global -> registers, realigned. Lanes mj = 0..MC-1 of a row group are consecutive lanes of a warp.
     std::uint32_t v[P][V][4];
 #pragma unroll
@@ -843,17 +851,29 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
       const int mi = micro / MC, mj = micro % MC;
       uint4 x[V];
       unsigned mis[V];
+      if (fast) {
+        const std::uint64_t a0 = in_tile + mi * V * p.in_ld;
 #pragma unroll
-      for (int i = 0; i < V; ++i) {
-        const int row = mi * V + i;
-        x[i] = make_uint4(0, 0, 0, 0);
-        mis[i] = 0;
-        if (!full && row >= staged_rows) continue;
-        const std::uint64_t a = in_tile + row_in(row);
-        mis[i] = static_cast<unsigned>(a) & 15;
-        const std::uint64_t chunk = a - mis[i] + 16 * static_cast<unsigned>(mj);
-        if (chunk < a + in_bytes)
-          x[i] = inside ? __ldg(reinterpret_cast<const uint4*>(chunk)) : load_chunk(chunk, p.in_lo, p.in_hi);
+        for (int i = 0; i < V; ++i) {
+          const std::uint64_t a = a0 + static_cast<std::uint64_t>(i) * p.in_ld;
+          mis[i] = static_cast<unsigned>(a) & 15;
+          x[i] = 16 * static_cast<unsigned>(mj) < mis[i] + in_bytes
+                     ? __ldg(reinterpret_cast<const uint4*>((a & ~std::uint64_t{15}) + 16 * mj))
+                     : make_uint4(0, 0, 0, 0);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < V; ++i) {
+          const int row = mi * V + i;
+          x[i] = make_uint4(0, 0, 0, 0);
+          mis[i] = 0;
+          if (!full && row >= staged_rows) continue;
+          const std::uint64_t a = in_tile + row_in(row);
+          mis[i] = static_cast<unsigned>(a) & 15;
+          const std::uint64_t chunk = a - mis[i] + 16 * static_cast<unsigned>(mj);
+          if (chunk < a + in_bytes)
+            x[i] = inside ? __ldg(reinterpret_cast<const uint4*>(chunk)) : load_chunk(chunk, p.in_lo, p.in_hi);
+        }
       }
 #pragma unroll
       for (int i = 0; i < V; ++i) {
@@ -886,6 +906,15 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
       std::uint32_t next[4];
 #pragma unroll
       for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+      if (fast) {
+        const std::uint64_t o = out_tile + static_cast<std::uint64_t>(c) * p.out_ld;
+        const unsigned ph = static_cast<unsigned>(o) & 15;
+        std::uint32_t w[4];
+        realign(val, next, (16 - ph) & 15, w);
+        if (c < out_rows && q != MR - 1)
+          *reinterpret_cast<uint4*>(o - ph + 16 * (q + (ph != 0))) = make_uint4(w[0], w[1], w[2], w[3]);
+        continue;
+      }
       if (c >= out_rows) continue;
       const std::uint64_t o = out_tile + col_out(c);
       const unsigned ph = static_cast<unsigned>(o) & 15, sh = (16 - ph) & 15;
@@ -912,8 +941,8 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
   shift16_tiles<UnitBytes, Compound, Policy>(p);
 }
 
-/// shift16 built for MinBlocks resident blocks an SM (registers <= 65536 / (threads x MinBlocks)): for problems
-/// whose tiles then fit one wave (dispatch/transpose2d.cu). A bound on the default kernel instead would change
+/// shift16 built for MinBlocks resident blocks an SM (registers <= 65536 / (threads x MinBlocks)): 1-byte units
+/// for problems whose tiles then fit one wave, and every plain 2-byte problem (dispatch/transpose2d.cu). A bound on the default kernel instead would change
 /// its register choice on every problem (an explicit minimum of 1 block let 1-byte units take 205 registers).
 template <int UnitBytes, int MinBlocks, class Policy = transpose2d_shift16_policy<UnitBytes>>
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads, MinBlocks)
@@ -948,7 +977,8 @@ __device__ __forceinline__ int swizzle8(int c, int q) {
 /// vec8 (Shift = false: base pointers, pitches and batch strides 8-byte aligned) and shift8 (any alignment) —
 /// vec16 / shift16's three steps with 8-byte chunks (see shift16_tiles for the realignment and the output
 /// windows; here on the 8-byte grid, tiles overlapping by one micro-tile each way).
-template <int UnitBytes, bool Shift, bool Compound, class Policy = transpose2d_tile8_policy<UnitBytes>>
+template <int UnitBytes, bool Shift, bool Compound, class Policy = transpose2d_tile8_policy<UnitBytes>,
+          bool Fast = false>
 __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Policy::min_blocks)
     transpose2d_tile8_kernel(const transpose2d_params p) {
   using S = tile8_shape<UnitBytes, Policy>;
@@ -981,10 +1011,36 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
     auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
 
+    // Fast (shift8 of plain problems; the dispatcher decides): interior tiles — almost every tile of a large
+    // matrix — take a branch-free path: every row staged, every chunk inside the input, every output chunk
+    // owned whole. The general code below re-tests those conditions a row and a chunk at a time (~28
+    // instructions a load and ~40 a store: 80 % of the kernel's instructions on u8 7919 x 7907).
+    static_assert(!Fast || (Shift && !Compound), "the branch-free path is shift8's, plain sides");
+    const bool fast = Fast && full && inside && !first && !last;
+
     // 1. global -> registers (all V loads issued first), realigned when Shift. Row i of this thread's
     //    micro-tile is at a_i = a_0 + i in_ld (plain sides): one add a row, 32-bit offsets within the chunk.
     std::uint32_t v[V][2];
-    {
+    if (fast) {
+      uint2 x[V];
+      unsigned mis[V];
+      const std::uint64_t a0 = in_tile + mi * V * p.in_ld;
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const std::uint64_t a = a0 + static_cast<std::uint64_t>(i) * p.in_ld;
+        mis[i] = static_cast<unsigned>(a) & 7;
+        // Lane MC - 1's chunk only feeds lane MC - 2's realignment: needed when the row is not on the grid.
+        x[i] = 8 * mj < mis[i] + in_bytes ? __ldg(reinterpret_cast<const uint2*>((a & ~std::uint64_t{7}) + 8 * mj))
+                                          : make_uint2(0, 0);
+      }
+#pragma unroll
+      for (int i = 0; i < V; ++i) {
+        const std::uint32_t own[2] = {x[i].x, x[i].y};
+        const std::uint32_t next[2] = {__shfl_down_sync(0xffffffffu, own[0], 1, MC),
+                                       __shfl_down_sync(0xffffffffu, own[1], 1, MC)};
+        realign(own, next, mis[i], v[i]);
+      }
+    } else {
       uint2 x[V];
       unsigned mis[V];
       const std::uint64_t a0 = in_tile + row_in(mi * V);
@@ -1045,6 +1101,24 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     static_assert(c_step % V == 0 && c_step % 8 == 0, "rows c_j keep their swizzle key step and grid phase");
     const std::uint64_t o_0 = out_tile + col_out(static_cast<int>(c_0));
     const std::uint64_t o_step = Compound ? 0 : c_step * static_cast<std::uint64_t>(p.out_ld);
+    if (fast) {
+      // Lane q < MR - 1 owns grid chunk q + (ph != 0) of each of its rows (see below); one phase for all j.
+      const unsigned ph = static_cast<unsigned>(o_0) & 7, sh = (8 - ph) & 7;
+      const std::uint64_t dst0 = o_0 - ph + 8 * q + (ph != 0 ? 8 : 0);
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        const unsigned c = c_0 + j * c_step;
+        const uint2 val2 = tile[c * MR + (q ^ ((c / V) & 15))];
+        const std::uint32_t val[2] = {val2.x, val2.y};
+        const std::uint32_t next[2] = {__shfl_sync(0xffffffffu, val[0], (q + 1) % MR, MR),
+                                       __shfl_sync(0xffffffffu, val[1], (q + 1) % MR, MR)};
+        std::uint32_t w[2];
+        realign(val, next, sh, w);
+        if (static_cast<int>(c) < out_rows && q != MR - 1)
+          *reinterpret_cast<uint2*>(dst0 + j * o_step) = make_uint2(w[0], w[1]);
+      }
+      continue;
+    }
 #pragma unroll
     for (int j = 0; j < V; ++j) {
       const unsigned c = c_0 + j * c_step;
