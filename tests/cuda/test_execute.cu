@@ -385,6 +385,14 @@ TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
         check(problem{{r, c}, {1, 0}, e, {c + pad, 1}, {r + 2 * pad, 1}}, in_shift, out_shift);
       }
     check(problem{{3, 97, 131}, {0, 2, 1}, e, {}, {}}, 3, 5);  // batched
+    // Outputs on the 16-byte grid (r e a multiple of 16, aligned pointer and pitch): the build without halo
+    // rows, with a partial last tile along r and c, shifted inputs, padded output rows, and a batch.
+    for (auto [r, c] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16, tc}, {64, 2 * tc + 3}, {208, 3 * tc + 7}})
+      for (std::size_t in_shift : {0, 5}) {
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, 0);
+        check(problem{{r, c}, {1, 0}, e, {c + 1, 1}, {r + 16, 1}}, in_shift, 0);
+      }
+    check(problem{{3, 80, 131}, {0, 2, 1}, e, {}, {}}, 7, 0);
   }
 }
 

@@ -20,7 +20,12 @@ status launch(transpose2d_params p, cudaStream_t stream) {
   p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
   static_assert(S::smem_bytes <= 48 * 1024, "above 48 KiB the launch would need the shared-memory opt-in");
   const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
-  transpose2d_pixel48_kernel<UnitBytes><<<grid, S::threads, S::smem_bytes, stream>>>(p);
+  // Outputs on the 16-byte grid (RGB8 3840 x 2160: rows of 6480 bytes) stage no halo rows. H100, same call:
+  // see docs/perf-notes.md (eleventh session).
+  std::uint64_t out_bits = reinterpret_cast<std::uintptr_t>(p.out) | static_cast<std::uint64_t>(p.out_ld);
+  for (int i = 0; i < p.batch.rank; ++i) out_bits |= static_cast<std::uint64_t>(p.batch.out_stride[i]);
+  if (out_bits % 16 == 0) transpose2d_pixel48_kernel<UnitBytes, true><<<grid, S::threads, S::smem_bytes, stream>>>(p);
+  else transpose2d_pixel48_kernel<UnitBytes, false><<<grid, S::threads, S::smem_bytes, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pixel48 launch");
   return status::ok();
 }

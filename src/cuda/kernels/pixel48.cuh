@@ -69,10 +69,16 @@ struct pixel48_map {
   }
 };
 
-template <int UnitBytes>
+/// OutAligned: the output's base, pitch and batch strides are 16-byte multiples. Then every output window
+/// starts on the grid at the tile's first row (T U is a multiple of 16) and ends at its last: no halo rows are
+/// staged, and phase 3 reads its chunks unshifted.
+template <int UnitBytes, bool OutAligned>
 __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2d_pixel48_kernel(const transpose2d_params p) {
   using S = pixel48_shape<UnitBytes>;
   constexpr int U = UnitBytes, threads = S::threads;
+  static_assert(!OutAligned || S::T * U % 16 == 0, "aligned windows need tiles of whole 16-byte chunks");
+  constexpr int stage_max = OutAligned ? S::T : S::T + S::halo;
+  constexpr int out_chunks = OutAligned ? S::T * U / 16 : S::out_chunks;
   extern __shared__ __align__(16) unsigned char pixel48_smem[];
   const auto staged = static_cast<unsigned>(__cvta_generic_to_shared(pixel48_smem));
   const unsigned outbuf = staged + S::staged_rows * S::in_pitch;
@@ -82,7 +88,7 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
     const std::uint64_t in_tile = reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + tc.r0 * p.in_ld + tc.c0 * U;
     const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + tc.c0 * p.out_ld;
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
-    const unsigned staged_rows = static_cast<unsigned>(rows_left < S::T + S::halo ? rows_left : S::T + S::halo);
+    const unsigned staged_rows = static_cast<unsigned>(rows_left < stage_max ? rows_left : stage_max);
     const unsigned cols = static_cast<unsigned>(cols_left < S::Tc ? cols_left : S::Tc);
     const unsigned row_len = cols * U;
     __syncthreads();  // the previous tile's phase 3 is done with both buffers
@@ -150,8 +156,8 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
     const bool first_tile = tc.r0 == 0, last_tile = rows_left <= S::T;
     const unsigned span = static_cast<unsigned>(rows_left < S::T ? rows_left : S::T) * U;
     const unsigned row_rem = static_cast<unsigned>(rows_left < S::T + 16 ? rows_left : S::T + 16) * U;
-    for (unsigned x = threadIdx.x; x < cols * S::out_chunks; x += threads) {
-      const unsigned c = x / S::out_chunks, q = x - c * S::out_chunks;
+    for (unsigned x = threadIdx.x; x < cols * out_chunks; x += threads) {
+      const unsigned c = x / out_chunks, q = x - c * out_chunks;
       const std::uint64_t base = out_tile + c * static_cast<std::uint64_t>(p.out_ld) + static_cast<std::uint64_t>(tc.r0) * U;
       const unsigned phase = static_cast<unsigned>(base) & 15;
       const unsigned b0 = first_tile ? phase : min((phase + 15) & ~15u, phase + row_rem);
@@ -163,7 +169,7 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
       const unsigned off = 16 + q16 - phase, row = outbuf + c * S::out_pitch;
       std::uint32_t w[4];
       lds128(row + pixel48_out_byte<S::C>(c, off & ~15u), w);
-      if ((off & 15u) != 0) {
+      if (!OutAligned && (off & 15u) != 0) {
         std::uint32_t hi[4];
         lds128(row + pixel48_out_byte<S::C>(c, (off & ~15u) + 16), hi);
         const std::uint32_t lo[4] = {w[0], w[1], w[2], w[3]};
