@@ -443,6 +443,10 @@ TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
         check(problem{{1100, 1031}, {1, 0}, e, {1037, 1}, {1103, 1}}, in_shift, out_shift);
         check(problem{{1100, 1031}, {1, 0}, e, {1040, 1}, {1104, 1}}, in_shift, out_shift);  // 8- and 16-byte pitches
       }
+  // shift8's 512-thread tiles (single byte matrices of > 16 MiB with >= 12 tile rows), branch-free inside.
+  for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{1, 0}, {0, 3}, {5, 7}})
+    check(problem{{3001, 6007}, {1, 0}, 1, {}, {}}, in_shift, out_shift);
+  check(problem{{3001, 5999}, {1, 0}, 1, {6005, 1}, {3003, 1}}, 2, 6);
   // u8 with 16-byte aligned output rows (shift16's one-wave build), and a misaligned matrix over 48 MiB
   // (shift16's default build; smaller ones take shift8).
   for (std::size_t in_shift : {1, 7, 8}) check(problem{{1100, 1031}, {1, 0}, 1, {1033, 1}, {1104, 1}}, in_shift, 0);

@@ -520,11 +520,21 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // an SM (shift16 before): 16383 x 16385 0.763-0.769 -> 0.818-0.825, 20011 x 3001 0.743 -> 0.830, 24001 x
     // 8001 0.745 -> 0.801. Wide matrices of fewer rows keep 256 threads (6007 x 12007 0.855 vs 0.818, 3001 x
     // 20011 0.843 vs 0.791), as do batches (64 x 1001 x 1003 0.787 vs 0.649, 228 x 620 x 475 0.752 vs 0.64).
+    // With their branch-free interior tiles (below), the 512-thread tiles also win on single matrices of
+    // 16-48 MiB and on wider ones of >= 48 MiB once they have >= 12 tile rows. H100, same call, 256 threads
+    // (general code) -> 512 (branch-free): u8 7001 x 7003 0.818 -> 0.889, 6007 x 12007 0.841 -> 0.895, 16383 x
+    // 2049 0.727 -> 0.911, 8191 x 4097 0.870 -> 0.904, 9001 x 3001 0.860 -> 0.879, 4097 x 8193 0.848 -> 0.863;
+    // with fewer tile rows they lose (2049 x 16383 0.866 -> 0.847, 1001 x 65537 0.804 -> 0.749).
     using wide8 = tile8_shape<1, transpose2d_tile8_wide_policy<1>>;
     constexpr std::int64_t wide8_step_rows = wide8::V * (wide8::MR - 1);
-    const bool shift8_wide = !compound && g.batch_count() == 1 && g.rows * g.cols >= vec8_wide_min_bytes &&
-                             (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_step_rows) > dev.sm_count) &&
-                             (!p.rows_fastest || ceil_div(g.rows, wide8_step_rows) <= dev.sm_count);
+    constexpr std::int64_t shift8_fast_max_bytes = std::int64_t{16} << 20;
+    constexpr std::int64_t wide8_min_tile_rows = 12;
+    const std::int64_t wide8_tile_rows = ceil_div(g.rows, wide8_step_rows);
+    const bool shift8_wide =
+        !compound && g.batch_count() == 1 && (!p.rows_fastest || wide8_tile_rows <= dev.sm_count) &&
+        ((g.rows * g.cols >= vec8_wide_min_bytes &&
+          (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_step_rows) > dev.sm_count)) ||
+         (g.rows * g.cols > shift8_fast_max_bytes && wide8_tile_rows >= wide8_min_tile_rows));
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
       return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
     // Interior tiles branch-free (launch_tiles8's fast) in the 512-thread tiles always, in the 256-thread ones
@@ -534,7 +544,6 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // larger ones lost with either half (loads or stores) alone, on the same DRAM traffic and 25 % fewer
     // instructions (issue 68 % -> 50 %): 4097 x 8193 0.860 -> 0.784, 1001 x 65537 0.807 -> 0.702, batches
     // 16 x 2001 x 2003 0.848 -> 0.740, 5003 x 4999 (25 MB) 0.884 -> 0.836. Why is open (docs/perf-notes.md).
-    constexpr std::int64_t shift8_fast_max_bytes = std::int64_t{16} << 20;
     if (!few_tiles16 && !out_aligned16 && shift8_rows)
       return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
   }
