@@ -43,6 +43,12 @@ plan_geometry flatten_sides(const plan_geometry& g);
 /// column axes themselves (the CPU's merged columns).
 plan_geometry flatten_row_side(const plan_geometry& g);
 
+/// For a geometry with a compound side: every batch axis nested right outside a side (its output stride the
+/// row side's span, or its input stride the column side's while that spans < 1536 bytes) becomes that side's
+/// slowest axis, repeatedly, while a side has fewer than max_side_rank axes. Same byte map; a batch of matrices whose sides are a few tiles
+/// long (N-d 2164 x [250 2] x [248 2]) becomes one tall matrix of whole tiles. For the GPU's compound tiles.
+plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank);
+
 /// An invalid_argument status whose message is the arguments streamed in order (they name the field).
 template <class... Args>
 status invalid(Args&&... args) {

@@ -186,6 +186,13 @@ bool check_plan(const problem& p, const std::string& context) {
     const xpose::plan_geometry flat = xpose::detail::flatten_sides(g);
     EXPECT_FALSE(flat.compound()) << where;
     EXPECT_TRUE(geometry_map(flat) == problem_map(p)) << "flatten_sides changes the byte map: " << where;
+    // The GPU's form: nested batch axes absorbed into the sides (at most 8 axes a side).
+    const xpose::plan_geometry absorbed = xpose::detail::absorb_nested_batch(g, 8);
+    EXPECT_LE(absorbed.row_rank, 8) << where;
+    EXPECT_LE(absorbed.col_rank, 8) << where;
+    EXPECT_EQ(absorbed.row_in_stride[absorbed.row_rank - 1], absorbed.in_ld) << where;
+    EXPECT_EQ(absorbed.col_out_stride[absorbed.col_rank - 1], absorbed.out_ld) << where;
+    EXPECT_TRUE(geometry_map(absorbed) == problem_map(p)) << "absorb_nested_batch changes the byte map: " << where;
   }
   EXPECT_NE(printed.str().find(xpose::to_string(g.algo)), std::string::npos) << where;
 
@@ -548,6 +555,27 @@ TEST(Planner, HpttExampleFusesTheMiddleAxes) {
   EXPECT_EQ(f.batch_extent[0], 11 * 12);
   EXPECT_EQ(f.batch_in_stride[0], 13);
   EXPECT_EQ(f.batch_out_stride[0], 10);
+}
+
+TEST(Planner, BatchAxesNestedOutsideACompoundSideJoinIt) {
+  // N-d r5 n24: 2164 x 2 x 250 x 248 x 2, axes 4,3,0,2,1 -> a batch of 2164 matrices of 500 [250 2] x 496
+  // [248 2]; the batch axis's output stride is the row side's 500 units, so it joins the row side.
+  const xpose::plan plan = plan_of({{2164, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}});
+  const auto& g = plan.geometry();
+  ASSERT_EQ(g.algo, algorithm::transpose2d);
+  ASSERT_TRUE(g.compound());
+  ASSERT_EQ(g.batch_rank, 1);
+  EXPECT_EQ(g.rows, 500);
+  const auto a = xpose::detail::absorb_nested_batch(g, 8);
+  EXPECT_EQ(a.batch_rank, 0);
+  EXPECT_EQ(a.rows, 2164 * 500);
+  EXPECT_EQ(a.cols, g.cols);
+  EXPECT_EQ(a.row_rank, g.row_rank + 1);
+  EXPECT_EQ(a.row_extent[0], 2164);
+  // The side limit holds: with at most the current rank, nothing moves.
+  const auto b = xpose::detail::absorb_nested_batch(g, g.row_rank);
+  EXPECT_EQ(b.batch_rank, 1);  // nor is it nested outside the column side (input stride 248000, not 496)
+  EXPECT_EQ(b.rows, 500);
 }
 
 TEST(Planner, ShortFastestAxesFormCompoundTileSides) {

@@ -36,6 +36,7 @@
 #include "cuda/tuning/pixel48.hpp"
 #include "cuda/tuning/skinny16.hpp"
 #include "plan/box.hpp"
+#include "plan/planner.hpp"
 #include "plan/span.hpp"
 
 namespace xpose::detail {
@@ -310,8 +311,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (unit > gather16_max_unit) return status(status_code::internal, "transpose2d unit larger than 128 bytes");
   // Compound sides run in vec16 / gather16 (both sides >= 16 units of <= 16 bytes) or in words (rectangular
   // tiles: a short side whole, the other long), never in skinny / batched_flat, which take one axis a side.
-  const bool compound = planned.compound();
-  const plan_geometry& g = planned;
+  // Batch axes nested right outside a compound side join it (plan/select.cpp): tall matrices of whole tiles
+  // instead of batches of matrices a few tiles long. H100, same call: see docs/perf-notes.md.
+  const plan_geometry g = absorb_nested_batch(planned, transpose2d_max_side_rank);
+  const bool compound = g.compound();
   if (g.row_rank > transpose2d_max_side_rank || g.col_rank > transpose2d_max_side_rank ||
       g.batch_rank > transpose2d_max_batch_rank)
     return status(status_code::internal, "transpose2d: too many axes for the kernel parameters");
