@@ -18,7 +18,7 @@ status launch_skinny16(transpose2d_params p, std::int64_t unit_bytes, std::int64
                        cudaStream_t stream) {
   if (!skinny16_applies(unit_bytes, k)) return status(status_code::internal, "skinny16: unit or k out of range");
   const std::int64_t n = aos_to_soa ? p.rows : p.cols;
-  const std::int64_t span = skinny16_policy::row_bytes(static_cast<int>(k)) / unit_bytes;  // skinny16_shape::span
+  const std::int64_t span = skinny16_policy::row_bytes(static_cast<int>(k), static_cast<int>(unit_bytes)) / unit_bytes;  // skinny16_shape::span
   const skinny16_launcher launch = skinny16_launcher_for<false>(unit_bytes, k, aos_to_soa);
   const std::int64_t tiles_n = (n + span - 1) / span;
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));

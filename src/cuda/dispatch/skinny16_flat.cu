@@ -14,7 +14,7 @@ std::int64_t skinny16_flat_matrices(std::int64_t unit_bytes, std::int64_t k, std
   const std::int64_t piece = skinny16_policy::piece_bytes(static_cast<int>(unit_bytes), static_cast<int>(k));
   if ((n * unit_bytes) % piece != 0) return 0;
   const std::int64_t matrix = k * n * unit_bytes;
-  const std::int64_t tile = static_cast<std::int64_t>(skinny16_policy::row_bytes(static_cast<int>(k))) * k;
+  const std::int64_t tile = static_cast<std::int64_t>(skinny16_policy::row_bytes(static_cast<int>(k), static_cast<int>(unit_bytes))) * k;
   const std::int64_t m = tile / matrix;
   return m >= 2 ? m : 0;
 }

@@ -40,7 +40,7 @@ struct skinny16_shape {
   /// Bytes of each strided row a micro-tile holds (and of the packed side: K pieces of P bytes).
   static constexpr int P = skinny16_policy::piece_bytes(UnitBytes, K);
   static constexpr int C = P / UnitBytes;                                      // columns a micro-tile
-  static constexpr int row_bytes = skinny16_policy::row_bytes(K);              // S U: a strided row's bytes
+  static constexpr int row_bytes = skinny16_policy::row_bytes(K, UnitBytes);              // S U: a strided row's bytes
   static constexpr int span = row_bytes / UnitBytes;                         // S: units along n per tile
   static constexpr int micro_tiles = row_bytes / P;                          // K x C micro-tiles a tile
   static constexpr int row_chunks = row_bytes / 16 + 1;       // most 16-byte chunks a strided row's range covers

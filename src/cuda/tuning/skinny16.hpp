@@ -13,8 +13,16 @@ struct skinny16_policy {
   /// 16 KiB -> 8 KiB: u8 batched 65536 x 16 x 16 0.846 -> 0.879 of memcpy, fp32 1048576 x 3 0.906 -> 0.954,
   /// u8 16 x 1048576 0.824 -> 0.830; 64 MiB and larger problems unchanged or up to +1 % (23 cases).
   static constexpr int tile_bytes = 8192;
-  /// Bytes of each of the k strided rows a tile holds: the tile's share, whole 16-byte chunks.
-  static constexpr int row_bytes(int k) { return tile_bytes / k / 16 * 16; }
+  /// Bytes of each of the k strided rows a tile holds: the tile's share, whole 16-byte chunks. k = 16 with
+  /// 8-byte pieces (units <= 8 bytes) takes half a tile: its blocks have only 64 threads (one micro-tile each),
+  /// so 17 KB of shared memory a block held an SM to 12 blocks, and a 16 MiB problem made 1.29 waves. With
+  /// 4 KiB tiles, 16 blocks an SM (registers) and 1.94 waves. H100, same call, 8 -> 4 KiB: u8 16 x 1048576
+  /// 0.838-0.845 -> 0.902-0.911, 1048576 x 16 0.883 -> 0.922, batched 65536 x 16 x 16 0.880 -> 0.938; fp16
+  /// 16 x 1048576 0.889 -> 0.918, batched 65536 x 16 x 16 0.932 -> 0.952; fp32 / fp64 within 1 %; 16 x 3000017
+  /// (45-90 MB) u8 0.938 -> 0.926, fp16 0.950 -> 0.934.
+  static constexpr int row_bytes(int k, int unit_bytes) {
+    return (k == 16 && unit_bytes <= 8 ? tile_bytes / 2 : tile_bytes) / k / 16 * 16;
+  }
   /// Threads a block: one micro-tile (one 16-byte vector of each of the k rows) per thread in the register
   /// phase, so k >= 5 take fewer than 256 threads (k = 16: 64 micro-tiles a tile, 64 threads).
   static constexpr int max_threads = 256;
