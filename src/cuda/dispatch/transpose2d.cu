@@ -13,6 +13,8 @@
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
+//     (512-thread tiles for single matrices of > 16 MiB with >= 12 tile rows, or >= 48 MiB and not wide;
+//     branch-free interior tiles there and in 256-thread tiles up to 16 MiB)
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
@@ -25,7 +27,8 @@
 //   otherwise (skinny)                                                           -> words<A>, A = the largest
 //     power of two <= word_bytes dividing all of them; a unit is then K = unit / A words.
 // Compound tile sides (plan_geometry::row_* / col_*, N-d permutations with short fastest axes) take the same
-// vec16 / gather16 / words choice with the Compound instantiation (row and column offsets from per-tile tables).
+// vec16 / gather16 / words choice with the Compound instantiation (row and column offsets from per-tile tables);
+// batch axes nested right outside such a side join it first (absorb_nested_batch, plan/select.cpp).
 
 #include <algorithm>
 #include <climits>
