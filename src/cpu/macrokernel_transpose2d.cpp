@@ -453,35 +453,42 @@ bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const t
 // chunks of the long side, the ragged end of each plane by the tile kernel. Tasks are (item, chunk).
 // Streaming stores when use_streaming says so (an output of at least one L2) and every output vector lands
 // on a line.
+/// The level's fixed-k (de)interleave networks for units of 2^lg bytes and k planes (both directions, or none)
+/// and the rows or columns a call takes at once.
+struct thin_network {
+  isa_kernels::net_deinterleave_fn deinterleave = nullptr;
+  isa_kernels::net_interleave_fn interleave = nullptr;
+  std::int64_t step = 0;
+};
+
+thin_network thin_network_for(const isa_kernels& isa, int lg, std::int64_t k) {
+  thin_network t;
+  if (lg == 0 && k == 16) t = {isa.deinterleave16_u8, isa.interleave16_u8, 64};
+  if (lg == 0 && k == 8) t = {isa.deinterleave8_u8, isa.interleave8_u8, 128};
+  if (lg == 1 && k == 8) t = {isa.deinterleave8_u16, isa.interleave8_u16, 32};
+  if (lg == 1 && k == 16) t = {isa.deinterleave16_u16, isa.interleave16_u16, 32};
+  if (t.deinterleave == nullptr || t.interleave == nullptr) return {};
+  return t;
+}
+
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
   if (lg < 0 || lg > 3) return false;
   // 8 and 16 byte planes: the 16 x 16 byte-transpose network where the level has one (thin_avx512.hpp; for
-  // k = 8 its rows are row pairs); 8 planes of 2-byte units: the 8 x 8 word network; any other k or unit:
-  // the level's thin_gather kernels.
-  const bool net8 = lg == 0 && isa.deinterleave8_u8 != nullptr && isa.interleave8_u8 != nullptr;
-  const bool net16 = lg == 0 && isa.deinterleave16_u8 != nullptr && isa.interleave16_u8 != nullptr;
-  const bool netw = lg == 1 && isa.deinterleave8_u16 != nullptr && isa.interleave8_u16 != nullptr;
-  const bool netw16 = lg == 1 && isa.deinterleave16_u16 != nullptr && isa.interleave16_u16 != nullptr;
-  const bool aos8 = net8 && p.cols == 8 && p.in_rs == 8, aos16 = net16 && p.cols == 16 && p.in_rs == 16;
-  const bool aosw = netw && p.cols == 8 && p.in_rs == 16, aosw16 = netw16 && p.cols == 16 && p.in_rs == 32;
-  const bool aos_net = aos8 || aos16 || aosw || aosw16;  // one direction only, whatever the shape
-  const bool soa8 = net8 && !aos_net && p.rows == 8 && p.out_rs == 8;
-  const bool soa16 = net16 && !aos_net && p.rows == 16 && p.out_rs == 16;
-  const bool soaw = netw && !aos_net && p.rows == 8 && p.out_rs == 16;
-  const bool soaw16 = netw16 && !aos_net && p.rows == 16 && p.out_rs == 32;
-  const bool network = aos_net || soa8 || soa16 || soaw || soaw16;
-  const bool aos = aos_net || (!network && isa.deinterleave[lg] != nullptr && p.cols >= 2 &&
-                               p.cols <= isa.thin_max_k[lg] && p.in_rs == p.cols * p.unit);
+  // k = 8 its rows are row pairs); 8 and 16 planes of 2-byte units: the 8 x 8 word network; any other k or
+  // unit: the level's thin_gather kernels. A network takes its k in one direction only, whatever the shape.
+  const thin_network aos_net = thin_network_for(isa, lg, p.cols), soa_net = thin_network_for(isa, lg, p.rows);
+  const bool aos_network = aos_net.deinterleave != nullptr && p.in_rs == p.cols * p.unit;
+  const bool soa_network = !aos_network && soa_net.interleave != nullptr && p.out_rs == p.rows * p.unit;
+  const bool network = aos_network || soa_network;
+  const bool aos = aos_network || (!network && isa.deinterleave[lg] != nullptr && p.cols >= 2 &&
+                                   p.cols <= isa.thin_max_k[lg] && p.in_rs == p.cols * p.unit);
   const int soa_max_k = isa.interleave_max_k[lg] > 0 ? isa.interleave_max_k[lg] : isa.thin_max_k[lg];
-  const bool soa = soa8 || soa16 || soaw || soaw16 ||
-                   (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 && p.rows <= soa_max_k &&
-                    p.out_rs == p.rows * p.unit);
-  const std::int64_t step = aos8 || soa8 ? 128 : aosw || soaw || aosw16 || soaw16 ? 32 : network ? 64 : isa.thin_step[lg];
-  const auto deinterleave_net = aos8 ? isa.deinterleave8_u8 : aos16 ? isa.deinterleave16_u8
-                                : aosw ? isa.deinterleave8_u16 : aosw16 ? isa.deinterleave16_u16 : nullptr;
-  const auto interleave_net = soa8 ? isa.interleave8_u8 : soa16 ? isa.interleave16_u8
-                              : soaw ? isa.interleave8_u16 : soaw16 ? isa.interleave16_u16 : nullptr;
+  const bool soa = soa_network || (!network && !aos && isa.interleave[lg] != nullptr && p.rows >= 2 &&
+                                   p.rows <= soa_max_k && p.out_rs == p.rows * p.unit);
+  const std::int64_t step = aos_network ? aos_net.step : soa_network ? soa_net.step : isa.thin_step[lg];
+  const auto deinterleave_net = aos_network ? aos_net.deinterleave : nullptr;
+  const auto interleave_net = soa_network ? soa_net.interleave : nullptr;
   const std::int64_t n = aos ? p.rows : p.cols, kk = aos ? p.cols : p.rows;  // long and short side
   if ((!aos && !soa) || n < 4 * step) return false;
   // A short side of whole register blocks is the tile kernel's best case: a thin kernel spends ceil(k / 2)

@@ -119,16 +119,16 @@ void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
   }
 }
 
-
 // ---- 16 and 8 byte planes: a 16 x 16 byte-transpose network ------------------------------------------------
-// k = 16, 1-byte units (u8 n x 16 <-> 16 x n); k = 8 takes pairs of rows as the network's 16-byte rows. thin_gather needs ceil(16 / 2) = 8 permutes an output vector
-// (or words and narrowing without VBMI): 0.33-0.41 of the non-temporal copy, no better than 64 x 64 tiles
+// k = 16, 1-byte units (u8 n x 16 <-> 16 x n); k = 8 takes pairs of rows as the network's 16-byte rows.
+// thin_gather needs ceil(16 / 2) = 8 permutes an output vector (or words and narrowing without VBMI): 0.33-0.41 of the non-temporal copy, no better than 64 x 64 tiles
 // (2-core Xeon, 4194304 x 16). Here 64 rows make 16 vectors; each 128-bit lane is a 16 x 16 byte matrix, and
 // four rounds of unpacks (bytes, words, dwords, qwords: register j with j + 8) transpose all four lanes at
 // once — 64 shuffles and 32 lane moves per KiB instead of 128 permutes. The network leaves row r of its
 // input at output position bitrev4(r), so the inputs go in bit-reversed order to come out in order.
 
 inline int bitrev4(int x) { return ((x & 1) << 3) | ((x & 2) << 1) | ((x & 4) >> 1) | ((x & 8) >> 3); }
+inline int bitrev3(int x) { return ((x & 1) << 2) | (x & 2) | ((x & 4) >> 2); }
 
 /// v[0..15] -> v'[c] = column c of the 16 x 16 byte matrix (per 128-bit lane) whose row bitrev4(j) is v[j].
 inline void transpose16x16_bytes(__m512i (&v)[16]) {
@@ -147,19 +147,44 @@ inline void transpose4x4_lanes(__m512i a, __m512i b, __m512i c, __m512i d, __m51
   out[2] = _mm512_shuffle_i64x2(t1, t3, 0x88), out[3] = _mm512_shuffle_i64x2(t1, t3, 0xDD);
 }
 
+/// The networks' packed side, N = 16 (byte network) or 8 (word network) vectors of 64 contiguous bytes, four
+/// 16-byte rows each; S = N / 4. Input x of a network, lane L, is packed row N L + bitrev(x) = vector S L + b's
+/// lane c for bitrev(x) = 4 b + c: one lane transpose of vectors b, S + b, 2 S + b, 3 S + b per b.
+template <int N>
+inline int network_bitrev(int x) {
+  static_assert(N == 16 || N == 8);
+  return N == 16 ? bitrev4(x) : bitrev3(x);
+}
+
+template <int N>
+inline void load_packed_rows(const unsigned char* src, __m512i (&v)[N]) {
+  constexpr int S = N / 4;
+  __m512i w[N];
+  for (int j = 0; j < N; ++j) w[j] = _mm512_loadu_si512(src + 64 * j);
+  for (int b = 0; b < S; ++b) {
+    __m512i t[4];
+    transpose4x4_lanes(w[b], w[S + b], w[2 * S + b], w[3 * S + b], t);
+    for (int c = 0; c < 4; ++c) v[network_bitrev<N>(4 * b + c)] = t[c];
+  }
+}
+
+/// The inverse: network output v[c] lane L is packed row N L + c; vector S L + b holds rows 4 (S L + b) ...
+template <int U, int N>
+inline void store_packed_rows(unsigned char* dst, const __m512i (&v)[N], bool stream) {
+  constexpr int S = N / 4;
+  for (int b = 0; b < S; ++b) {
+    __m512i t[4];
+    transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
+    for (int L = 0; L < 4; ++L) store_vec<U>(dst + 64 * (S * L + b), t[L], stream);
+  }
+}
+
 /// deinterleave with k = 16, 1-byte units; n a multiple of 64.
 inline void deinterleave16_bytes(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
                                  bool stream) {
   for (std::int64_t r = 0; r < n; r += 64) {
-    // w[j] = rows 4 j .. 4 j + 3. The network's input x, lane L, must be row 16 L + bitrev4(x) = w[4 L + b]'s
-    // lane c for bitrev4(x) = 4 b + c: a lane transpose of w[b], w[4 + b], w[8 + b], w[12 + b] per b.
-    __m512i w[16], v[16];
-    for (int j = 0; j < 16; ++j) w[j] = _mm512_loadu_si512(in + r * 16 + 64 * j);
-    for (int b = 0; b < 4; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(w[b], w[4 + b], w[8 + b], w[12 + b], t);
-      for (int c = 0; c < 4; ++c) v[bitrev4(4 * b + c)] = t[c];
-    }
+    __m512i v[16];
+    load_packed_rows(in + r * 16, v);  // rows r .. r + 63 in network order
     transpose16x16_bytes(v);  // v[c] lane L = column c of rows 16 L .. 16 L + 15: output row c, bytes r + 16 L ..
     for (int c = 0; c < 16; ++c) store_vec<1>(out + c * out_rs + r, v[c], stream);
   }
@@ -173,13 +198,7 @@ inline void interleave16_bytes(const unsigned char* in, std::int64_t in_rs, unsi
     __m512i v[16];
     for (int x = 0; x < 16; ++x) v[x] = _mm512_loadu_si512(in + bitrev4(x) * in_rs + c0);
     transpose16x16_bytes(v);  // v[c] lane L = output row c0 + 16 L + c (16 bytes)
-    // Output vector j = rows 4 j .. 4 j + 3 = v[4 b + i] lane L for j = 4 L + b: a lane transpose per b.
-    unsigned char* g = out + c0 * 16;
-    for (int b = 0; b < 4; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
-      for (int L = 0; L < 4; ++L) store_vec<1>(g + 64 * (4 * L + b), t[L], stream);
-    }
+    store_packed_rows<1>(out + c0 * 16, v, stream);
   }
 }
 
@@ -191,13 +210,8 @@ inline void deinterleave8_bytes(const unsigned char* in, unsigned char* out, std
                                 bool stream) {
   const __m512i first = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), second = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
   for (std::int64_t r = 0; r < n; r += 128) {
-    __m512i w[16], v[16];
-    for (int j = 0; j < 16; ++j) w[j] = _mm512_loadu_si512(in + r * 8 + 64 * j);
-    for (int b = 0; b < 4; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(w[b], w[4 + b], w[8 + b], w[12 + b], t);
-      for (int c = 0; c < 4; ++c) v[bitrev4(4 * b + c)] = t[c];
-    }
+    __m512i v[16];
+    load_packed_rows(in + r * 8, v);  // row pairs as the network's 16-byte rows
     transpose16x16_bytes(v);
     for (int c = 0; c < 8; ++c) {
       const __m512i lo = _mm512_unpacklo_epi8(v[c], v[c + 8]), hi = _mm512_unpackhi_epi8(v[c], v[c + 8]);
@@ -225,12 +239,7 @@ inline void interleave8_bytes(const unsigned char* in, std::int64_t in_rs, unsig
     }
     for (int x = 0; x < 16; ++x) v[x] = col[bitrev4(x)];
     transpose16x16_bytes(v);  // v[c] lane L = output rows c0 + 2 (16 L + c) and + 1 (16 bytes)
-    unsigned char* g = out + c0 * 8;
-    for (int b = 0; b < 4; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
-      for (int L = 0; L < 4; ++L) store_vec<1>(g + 64 * (4 * L + b), t[L], stream);
-    }
+    store_packed_rows<1>(out + c0 * 8, v, stream);
   }
 }
 
@@ -238,7 +247,6 @@ inline void interleave8_bytes(const unsigned char* in, std::int64_t in_rs, unsig
 // fp16 n x 8 <-> 8 x n: three rounds of unpacks (words, dwords, qwords: register j with j + 4) transpose the
 // four 8 x 8 word matrices in the 128-bit lanes of 8 vectors (32 rows), inputs in 3-bit-reversed order.
 
-inline int bitrev3(int x) { return ((x & 1) << 2) | (x & 2) | ((x & 4) >> 2); }
 
 inline void transpose8x8_words(__m512i (&v)[8]) {
   __m512i t[8];
@@ -252,15 +260,8 @@ inline void transpose8x8_words(__m512i (&v)[8]) {
 inline void deinterleave8_words(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n,
                                 bool stream) {
   for (std::int64_t r = 0; r < n; r += 32) {
-    // w[j] = rows 4 j .. 4 j + 3; the network's input x, lane L, is row 8 L + bitrev3(x) = w[2 L + b] lane c
-    // for bitrev3(x) = 4 b + c.
-    __m512i w[8], v[8];
-    for (int j = 0; j < 8; ++j) w[j] = _mm512_loadu_si512(in + r * 16 + 64 * j);
-    for (int b = 0; b < 2; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(w[b], w[2 + b], w[4 + b], w[6 + b], t);
-      for (int c = 0; c < 4; ++c) v[bitrev3(4 * b + c)] = t[c];
-    }
+    __m512i v[8];
+    load_packed_rows(in + r * 16, v);  // rows r .. r + 31 in network order
     transpose8x8_words(v);  // v[c] lane L = column c of rows 8 L .. 8 L + 7
     for (int c = 0; c < 8; ++c) store_vec<2>(out + c * out_rs + 2 * r, v[c], stream);
   }
@@ -273,13 +274,7 @@ inline void interleave8_words(const unsigned char* in, std::int64_t in_rs, unsig
     __m512i v[8];
     for (int x = 0; x < 8; ++x) v[x] = _mm512_loadu_si512(in + bitrev3(x) * in_rs + 2 * c0);
     transpose8x8_words(v);  // v[c] lane L = output row c0 + 8 L + c (16 bytes)
-    // Output vector j = rows 4 j .. 4 j + 3 = v[4 b + i] lane L for j = 2 L + b.
-    unsigned char* g = out + c0 * 16;
-    for (int b = 0; b < 2; ++b) {
-      __m512i t[4];
-      transpose4x4_lanes(v[4 * b], v[4 * b + 1], v[4 * b + 2], v[4 * b + 3], t);
-      for (int L = 0; L < 4; ++L) store_vec<2>(g + 64 * (2 * L + b), t[L], stream);
-    }
+    store_packed_rows<2>(out + c0 * 16, v, stream);
   }
 }
 

@@ -86,7 +86,8 @@ status launch_skinny_odd_tiles(transpose2d_params p, std::int64_t unit_bytes, cu
 
 /// pixel48 (dispatch/pixel48.cu): plain 2-D transposes of 3-, 6-, 12- and 24-byte units.
 bool pixel48_applies(std::int64_t unit_bytes);
-/// p: transpose2d parameters with tiles_total = the batch count.
-status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, cudaStream_t stream);
+/// p: transpose2d parameters with tiles_total = the batch count; out_aligned16: the output's base, pitch and
+/// batch strides are 16-byte multiples.
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
 
 }  // namespace xpose::detail

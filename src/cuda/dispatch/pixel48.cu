@@ -12,7 +12,7 @@ namespace xpose::detail {
 namespace {
 
 template <int UnitBytes>
-status launch(transpose2d_params p, cudaStream_t stream) {
+status launch(transpose2d_params p, bool out_aligned16, cudaStream_t stream) {
   using S = pixel48_shape<UnitBytes>;
   const std::int64_t tr = (p.rows + S::T - 1) / S::T, tc = (p.cols + S::Tc - 1) / S::Tc;
   p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
@@ -22,9 +22,7 @@ status launch(transpose2d_params p, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
   // Outputs on the 16-byte grid (RGB8 3840 x 2160: rows of 6480 bytes) stage no halo rows. H100, same call:
   // see docs/perf-notes.md (eleventh session).
-  std::uint64_t out_bits = reinterpret_cast<std::uintptr_t>(p.out) | static_cast<std::uint64_t>(p.out_ld);
-  for (int i = 0; i < p.batch.rank; ++i) out_bits |= static_cast<std::uint64_t>(p.batch.out_stride[i]);
-  if (out_bits % 16 == 0) transpose2d_pixel48_kernel<UnitBytes, true><<<grid, S::threads, S::smem_bytes, stream>>>(p);
+  if (out_aligned16) transpose2d_pixel48_kernel<UnitBytes, true><<<grid, S::threads, S::smem_bytes, stream>>>(p);
   else transpose2d_pixel48_kernel<UnitBytes, false><<<grid, S::threads, S::smem_bytes, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pixel48 launch");
   return status::ok();
@@ -36,12 +34,12 @@ bool pixel48_applies(std::int64_t unit_bytes) {
   return unit_bytes == 3 || unit_bytes == 6 || unit_bytes == 12 || unit_bytes == 24;
 }
 
-status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, cudaStream_t stream) {
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream) {
   switch (unit_bytes) {
-    case 3: return launch<3>(p, stream);
-    case 6: return launch<6>(p, stream);
-    case 12: return launch<12>(p, stream);
-    case 24: return launch<24>(p, stream);
+    case 3: return launch<3>(p, out_aligned16, stream);
+    case 6: return launch<6>(p, out_aligned16, stream);
+    case 12: return launch<12>(p, out_aligned16, stream);
+    case 24: return launch<24>(p, out_aligned16, stream);
     default: return status(status_code::internal, "pixel48: unit is not 3, 6, 12 or 24 bytes");
   }
 }

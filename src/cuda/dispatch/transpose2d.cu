@@ -116,12 +116,10 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
     const bool one_wave = UnitBytes == 1 && !compound && p.tiles_total <= std::int64_t{wave_blocks} * sm_count;
     if constexpr (UnitBytes == 1)
       if (one_wave)
-        transpose2d_shift16_wave_kernel<1, wave_blocks><<<grid, S::threads, 0, stream>>>(p);
+        transpose2d_shift16_bounded_kernel<1, wave_blocks><<<grid, S::threads, 0, stream>>>(p);
     if (!one_wave && compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
     if constexpr (UnitBytes == 2) {
-      // 2-byte units: built for 3 blocks an SM (<= 85 registers; 79, no spill). Its branch-free interior path
-      // took the default build from 72 to 116 registers (2 blocks an SM): fp16 8191 x 8193 0.910 -> 0.893.
-      if (!compound) transpose2d_shift16_wave_kernel<2, 3><<<grid, S::threads, 0, stream>>>(p);
+      if (!compound) transpose2d_shift16_bounded_kernel<2, shift16_u16_min_blocks><<<grid, S::threads, 0, stream>>>(p);
     } else {
       if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
     }
@@ -573,7 +571,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (!compound && skinny_odd_applies(unit) && !pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16)
     return launch_skinny_odd_tiles(p, unit, stream);
   // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
-  if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, stream);
+  if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, out_align_bits % 16 == 0, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   // Units of 17-64 bytes too (rows of 32 or 64 chunks), where the words kernel moved 4- or 8-byte words (or
   // bytes). H100, same call (benchmarks/suites/wide_units.txt), words -> gather16: fp32 5802 x 3305 x 7

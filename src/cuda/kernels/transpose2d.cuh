@@ -946,7 +946,7 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
 /// its register choice on every problem (an explicit minimum of 1 block let 1-byte units take 205 registers).
 template <int UnitBytes, int MinBlocks, class Policy = transpose2d_shift16_policy<UnitBytes>>
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads, MinBlocks)
-    transpose2d_shift16_wave_kernel(const transpose2d_params p) {
+    transpose2d_shift16_bounded_kernel(const transpose2d_params p) {
   shift16_tiles<UnitBytes, false, Policy>(p);
 }
 
