@@ -62,6 +62,16 @@ struct div32 {
   XPOSE_HD unsigned div(unsigned n) const { return static_cast<unsigned>((n * m) >> 32); }
 };
 
+/// div32 for larger operands: n / d with m = ceil(2^40 / d), exact while n d < 2^40 and n < 2^24 (the error
+/// n (m - 2^40 / d) / 2^40 < n / 2^40 < 1 / d; the product stays under 2^64). For offsets inside a block's
+/// staged matrices of up to ~200 KiB (batched_flat), where div32's n d < 2^32 no longer holds.
+struct div40 {
+  std::uint64_t m = std::uint64_t{1} << 40;
+  div40() = default;
+  explicit div40(unsigned d) : m(((std::uint64_t{1} << 40) + d - 1) / d) {}
+  XPOSE_HD unsigned div(unsigned n) const { return static_cast<unsigned>((n * m) >> 40); }
+};
+
 /// Up to `max_canonical_rank` batch axes, each with a divisor and per-side byte strides. Maps a linear batch
 /// index (row-major over the extents) to byte offsets in the input and the output.
 template <int MaxRank>

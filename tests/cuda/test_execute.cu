@@ -187,8 +187,8 @@ TEST(Transpose2d, BatchedMatricesIncludingTinyOnes) {
 }
 
 TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
-  // batched_flat's 32-bit piece walk: output chunks that cross an output row, a matrix (one matrix a tile, the
-  // matrix index from compares; several, from div32), units of one piece and of several (3-, 6-, 12-byte),
+  // batched_flat's 32-bit piece walk: output chunks that cross an output row, a matrix (one matrix a tile, or
+  // several, the matrix index from div32), units of one piece and of several (3-, 6-, 12-byte),
   // shifted pointers so that windows shift past matrix boundaries.
   for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16}) {
     check(problem{{9, 65, 194}, {0, 2, 1}, e, {}, {}}, 0, 3 * (e % 2));
@@ -197,6 +197,13 @@ TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
   check(problem{{7, 208, 224}, {0, 2, 1}, 1, {}, {}});        // 46.6 KB aligned matrices: one a tile
   check(problem{{7, 151, 149}, {0, 2, 1}, 1, {}, {}}, 5, 9);  // 22.5 KB, windows past matrix ends
   check(problem{{11, 100, 100}, {0, 2, 1}, 1, {}, {}});
+  // Matrices of 47-110 KB, one a tile with the opt-in shared memory; each window's last chunk reaches a few
+  // bytes into the next matrix, which come from global memory instead of the stage (shifted pointers).
+  check(problem{{3, 204, 295}, {0, 2, 1}, 1, {}, {}}, 7, 3);
+  check(problem{{3, 249, 208}, {0, 2, 1}, 2, {}, {}}, 2, 6);
+  check(problem{{3, 150, 151}, {0, 2, 1}, 3, {}, {}}, 5, 0);
+  check(problem{{3, 71, 120}, {0, 2, 1}, 8, {}, {}}, 0, 8);
+  check(problem{{2, 61, 89}, {0, 2, 1}, 12, {}, {}}, 4, 4);
 }
 
 TEST(Transpose2d, BatchedTinyMatricesWholeTilesEveryKAndPhase) {

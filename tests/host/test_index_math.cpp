@@ -2,6 +2,7 @@
 // is checked here, on the host, against plain division.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -45,6 +46,33 @@ TEST(FastDivmod, MatchesDivisionForRandom64BitValues) {
     if (d == 0) d = 1;
     expect_exact(d, rng());
     expect_exact(d, rng() >> (rng() % 64));
+  }
+}
+
+TEST(Div32, IsExactWhileTheProductOfDividendAndDivisorStaysUnder2To32) {
+  const std::uint64_t seed = 0x5eed0032;
+  std::mt19937_64 rng(seed);
+  RecordProperty("seed", std::to_string(seed));
+  for (int i = 0; i < 200000; ++i) {
+    const auto d = static_cast<unsigned>(1 + rng() % 65535);
+    const auto n = static_cast<unsigned>(rng() % ((std::uint64_t{1} << 32) / d));
+    ASSERT_EQ(xpose::detail::div32(d).div(n), n / d) << "n = " << n << ", d = " << d;
+  }
+}
+
+TEST(Div40, IsExactWhileTheProductStaysUnder2To40AndTheDividendUnder2To24) {
+  // batched_flat's splits of offsets inside a block's staged matrices (up to ~200 KiB): n, d < 2^18.
+  const std::uint64_t seed = 0x5eed0040;
+  std::mt19937_64 rng(seed);
+  RecordProperty("seed", std::to_string(seed));
+  for (unsigned d = 1; d <= 2000; ++d)
+    for (unsigned n : {0u, d - 1, d, d + 1, (1u << 18) - 1, (1u << 18), (1u << 22) + 7})
+      ASSERT_EQ(xpose::detail::div40(d).div(n), n / d) << "n = " << n << ", d = " << d;
+  for (int i = 0; i < 200000; ++i) {
+    const auto d = static_cast<unsigned>(1 + rng() % ((1u << 20) - 1));
+    const std::uint64_t n_max = std::min<std::uint64_t>(std::uint64_t{1} << 24, (std::uint64_t{1} << 40) / d);
+    const auto n = static_cast<unsigned>(rng() % n_max);
+    ASSERT_EQ(xpose::detail::div40(d).div(n), n / d) << "n = " << n << ", d = " << d;
   }
 }
 

@@ -9,7 +9,8 @@
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>
-//   a packed batch of matrices that fit one tile (<= ~47 KiB), unless >= 128 x 128 -> batched_flat<G>
+//   a packed batch of matrices of <= 74 KiB each (before the skinny rule for 16 < k <= 40 units but
+//   skinny_odd's n x k), unless vec16 tiles fill >= 50 % -> batched_flat<G, unit>
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
@@ -226,40 +227,41 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
 
 template <int PieceBytes, int UnitBytes>
 status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
-  transpose2d_batched_flat_kernel<PieceBytes, UnitBytes>
-      <<<grid_for(p.tiles_total), batched_flat_threads, smem, stream>>>(p);
+  const auto kernel = transpose2d_batched_flat_kernel<PieceBytes, UnitBytes>;
+  if (auto s = allow_dynamic_smem(kernel, static_cast<std::int64_t>(smem), "transpose2d_batched_flat smem"); !s) return s;
+  kernel<<<grid_for(p.tiles_total), batched_flat_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_batched_flat launch");
   return status::ok();
 }
 
-// Small packed matrices: M whole matrices per tile (M x matrix bytes <= 16 KiB minus room for the window
-// shift), compile-time unit sizes for the common element types.
+// Packed matrices whole: M per tile (M x matrix bytes <= 16 KiB), or one a tile up to batched_flat_max_smem;
+// compile-time unit sizes for the common element types.
 template <int PieceBytes>
-status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t batch, bool aligned,
-                           cudaStream_t stream) {
+status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t batch, cudaStream_t stream) {
   const std::int64_t matrix = p.rows * p.cols * unit;
   p.unit_bytes = unit;
   p.matrices_per_tile = std::max<std::int64_t>(1, batched_flat_tile_bytes / matrix);
-  while (p.matrices_per_tile > 1 &&
-         batched_flat_smem(p.matrices_per_tile, matrix, aligned) > batched_flat_tile_bytes + 1024)
-    --p.matrices_per_tile;
-  const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix, aligned));
+  const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix));
   p.matrix_bytes_div = fast_divmod(static_cast<std::uint64_t>(matrix));
   p.out_row_bytes_div = fast_divmod(static_cast<std::uint64_t>(p.rows * unit));
-  // The kernel's 32-bit splits: offsets x < (M + 1) S + 16 within a tile's staged matrices. div32 is exact
-  // while x d < 2^32: for M > 1, M S <= 16 KiB so x and S < 2^16; for M = 1 the matrix index comes from
-  // compares, and y < S <= 47 KiB divided by rows * U <= S and by U (S^2 < 2^32).
-  static_assert(std::int64_t{batched_flat_max_smem} * batched_flat_max_smem < (std::int64_t{1} << 32),
-                "batched_flat's div32 splits need S^2 < 2^32");
+  // The kernel's 32-bit splits of offsets x < M S <= max(16 KiB, S) within a tile's staged matrices: by S
+  // only for M > 1 (x, S <= 16 KiB: div32, x S < 2^32), by rows * U <= S (div40: x S < 2^40) and by U.
+  static_assert(std::int64_t{batched_flat_max_smem} * batched_flat_max_smem < (std::int64_t{1} << 40) &&
+                    std::int64_t{batched_flat_tile_bytes} * batched_flat_tile_bytes < (std::int64_t{1} << 32),
+                "batched_flat's div32 / div40 splits");
   p.flat_matrix_div = div32(static_cast<unsigned>(matrix));
-  p.flat_row_div = div32(static_cast<unsigned>(p.rows * unit));
+  p.flat_row_div = div40(static_cast<unsigned>(p.rows * unit));
   p.flat_unit_div = div32(static_cast<unsigned>(unit));
   p.tiles_total = ceil_div(batch, p.matrices_per_tile);
   switch (unit) {
     case 1: if constexpr (PieceBytes <= 1) return launch_batched_flat_kernel<PieceBytes, 1>(p, smem, stream); break;
     case 2: if constexpr (PieceBytes <= 2) return launch_batched_flat_kernel<PieceBytes, 2>(p, smem, stream); break;
+    case 3: if constexpr (PieceBytes == 1) return launch_batched_flat_kernel<PieceBytes, 3>(p, smem, stream); break;
     case 4: return launch_batched_flat_kernel<PieceBytes, 4>(p, smem, stream);
+    case 6: if constexpr (PieceBytes <= 2) return launch_batched_flat_kernel<PieceBytes, 6>(p, smem, stream); break;
     case 8: return launch_batched_flat_kernel<PieceBytes, 8>(p, smem, stream);
+    case 12: return launch_batched_flat_kernel<PieceBytes, 12>(p, smem, stream);
+    case 16: return launch_batched_flat_kernel<PieceBytes, 16>(p, smem, stream);
     default: break;
   }
   return launch_batched_flat_kernel<PieceBytes, 0>(p, smem, stream);
@@ -375,9 +377,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   const std::int64_t matrix_bytes = g.rows * g.cols * unit;
   const bool packed_batch = g.batch_rank == 1 && p.in_ld == g.cols * unit && p.out_ld == g.rows * unit &&
                             p.batch.in_stride[0] == matrix_bytes && p.batch.out_stride[0] == matrix_bytes;
-  const bool flat_aligned = matrix_bytes % 16 == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 16 == 0 &&
-                            reinterpret_cast<std::uintptr_t>(d_out) % 16 == 0;
-  const bool flat_fits = batched_flat_smem(1, matrix_bytes, flat_aligned) <= batched_flat_max_smem;
+  const std::int64_t flat_smem = batched_flat_smem(1, matrix_bytes);
+  const bool flat_fits = flat_smem <= batched_flat_max_smem && flat_smem <= dev.smem_optin;
   // Whole matrices per tile unless they are large enough for aligned 2-D tiles to fill at least half (vec16
   // fully fed). H100, 4096 x 100 x 100 fp32: 0.966 of memcpy as vec16 tiles (61 % filled) vs 0.807 as whole
   // matrices; 8192 x 64 x 72 fp16 (28 % filled): 0.483 vs 0.666; misaligned rows (100 x 100 fp16, u8) stay
@@ -404,7 +405,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 1917396 x 35 0.39 -> 0.43, fp16 1864135 x 18 0.60 -> 0.76; longer rows lost (u8 x 40: 0.43 -> 0.39, fp16
   // x 33: 0.64 -> 0.42), as did wider units (fp32 524288 x 32: 0.95 -> 0.39).
   constexpr std::int64_t skinny_mid_aos_max_bytes = 36;
-  const bool skinny_mid_aos = unit <= 2 && g.cols > skinny_max_k && g.cols * unit <= skinny_mid_aos_max_bytes;
+  // Packed batches whose matrices batched_flat stages whole take it over the skinny paths for 16 < k <= 40
+  // below, which stage one matrix's k rows a tile. H100, same call (benchmarks/suites/batched_rand.txt and
+  // seed 7's): u8 10901 x 38 x 324 0.56 -> 0.85, fp16 16760 x 26 x 154 0.54 -> 0.98, 13355 x 25 x 201 0.59 ->
+  // 0.88, fp32 13981 x 24 x 100 0.68 -> 1.02, rgb16 24105 x 32 x 29 0.80 -> 0.98, 12311 x 23 x 79 0.70 ->
+  // 0.84. skinny_odd's n x k direction kept its lead (rgb8 4371 x 445 x 23 0.88 vs 0.74, rgb32f 1939 x 206 x
+  // 28 1.00 vs 0.96), so it stays.
+  const bool flat_batch = packed_batch && flat_fits && g.batch_count() > 1;
+  const bool skinny_mid_aos = unit <= 2 && g.cols > skinny_max_k && g.cols * unit <= skinny_mid_aos_max_bytes && !flat_batch;
   // n x k -> k x n of skinny_odd's units with 16 < k <= 40: skinny_odd too. H100, same call
   // (benchmarks/suites/skinny_odd_mid.txt), tiles -> skinny_odd: rgb8 986895 x 17 0.37 -> 0.99, 419430 x 40
   // 0.73 -> 0.96, 7-byte 508400 x 33 0.49 -> 0.89, rgb16 0.76-0.93 -> 0.92-1.00, rgb32f 0.70-0.89 -> 0.88-0.97.
@@ -437,7 +445,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   constexpr double pixel48_min_row_fill = 0.6;
   const bool pixel48_beats_skinny_odd =
       !skinny_odd_applies(unit) || static_cast<double>(g.rows) >= pixel48_min_row_fill * pixel48_policy::tile_rows;
-  const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k &&
+  const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k && !flat_batch &&
                           !(pixel48_applies(unit) && g.rows * unit >= 128 && pixel48_beats_skinny_odd) &&
                           !(align % 16 == 0 && vec16_row_fill(g.rows, unit) >= skinny_mid_max_row_fill);
   if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
@@ -475,9 +483,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |
                                              reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(unit));
     switch (std::min<std::uint64_t>(piece_align, 4)) {
-      case 4: return launch_batched_flat<4>(p, unit, g.batch_extent[0], flat_aligned, stream);
-      case 2: return launch_batched_flat<2>(p, unit, g.batch_extent[0], flat_aligned, stream);
-      default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], flat_aligned, stream);
+      case 4: return launch_batched_flat<4>(p, unit, g.batch_extent[0], stream);
+      case 2: return launch_batched_flat<2>(p, unit, g.batch_extent[0], stream);
+      default: return launch_batched_flat<1>(p, unit, g.batch_extent[0], stream);
     }
   }
   // Tiles with a side under 128 bytes (N-d permutations whose fastest axes block each other): a box of

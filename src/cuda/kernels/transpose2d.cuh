@@ -42,9 +42,10 @@
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
-//   1e6 x 3 x 3). A tile is M whole consecutive matrices, one contiguous byte range on both sides: staged with
-//   flat aligned 16-byte loads, gathered piecewise, stored as flat aligned 16-byte vectors (the output range is
-//   split between tiles at 16-byte boundaries, like gather16). grid: 1-D over tiles; block: 256 threads.
+//   1e6 x 3 x 3), or one mid-sized matrix (<= 74 KiB, 204 x 295 u8). A tile is M whole consecutive matrices,
+//   one contiguous byte range on both sides: staged with flat aligned 16-byte cp.async, gathered piecewise,
+//   stored as flat aligned 16-byte vectors (the output range is split between tiles at 16-byte boundaries,
+//   like gather16). grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * skinny<PieceBytes, UnitBytes, AosToSoa>: n x k <-> k x n with k small (AoS <-> SoA). The side with k units
 //   a row is contiguous for a whole tile (in_ld = k * U, or out_ld = k * U), so it is moved flat: AoS -> SoA
@@ -99,7 +100,7 @@ struct transpose2d_params {
   fast_divmod matrix_bytes_div;  // by rows * cols * U
   fast_divmod out_row_bytes_div; // by rows * U
   div32 flat_matrix_div;         // the same divisors for 32-bit offsets within a tile's staged matrices
-  div32 flat_row_div;
+  div40 flat_row_div;
   div32 flat_unit_div;           // by U
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
@@ -1165,18 +1166,53 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
 
 inline constexpr int batched_flat_threads = 256;
 inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= this when matrices are small
-inline constexpr int batched_flat_max_smem = 47 * 1024;  // one matrix (+ its neighbour) up to this: M = 1
+// One matrix a tile up to this (M = 1): three blocks an SM still fit the H100's 228 KiB of shared memory. H100,
+// same call: 60-67 KB matrices gained at three blocks an SM (u8 1115 x 204 x 295 0.58 -> 0.70, fp16 2000 x 300 x
+// 111 0.74 -> 0.91 vs tiles), 108 KB ones at two lost (u8 620 x 475 x 228 0.74 -> 0.32).
+inline constexpr int batched_flat_max_smem = 74 * 1024;
 
-/// Staged bytes a tile of M matrices of S bytes needs: its own matrices, one more when the output windows
-/// shift past a matrix boundary (S or a base pointer not 16-byte aligned), and the first chunk's misalignment.
-inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s, bool aligned) {
-  return m * s + (aligned ? 0 : s) + 48;
+/// Staged bytes a tile of M matrices of S bytes needs: its own matrices and the overhang of the first and last
+/// aligned chunks (the window's bytes in the next tile's matrix come from global memory, not the stage).
+inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s) { return m * s + 32; }
+
+/// A PieceBytes-wide load from global memory (the address is PieceBytes-aligned).
+template <int PieceBytes>
+__device__ __forceinline__ std::uint32_t ldg_piece(std::uint64_t addr) {
+  if constexpr (PieceBytes == 4) return __ldg(reinterpret_cast<const unsigned*>(addr));
+  else if constexpr (PieceBytes == 2) return __ldg(reinterpret_cast<const unsigned short*>(addr));
+  else return __ldg(reinterpret_cast<const unsigned char*>(addr));
+}
+
+/// Units of U bytes a 16-byte chunk of PieceBytes pieces can touch (its first piece at any phase of a unit).
+template <int PieceBytes, int UnitBytes>
+__device__ constexpr unsigned flat_chunk_units() {
+  constexpr int per_unit = UnitBytes > 0 ? UnitBytes / PieceBytes : 1;
+  return static_cast<unsigned>((per_unit - 1 + 16 / PieceBytes + per_unit - 1) / per_unit);
+}
+
+/// batched_flat's gather of one whole output chunk whose first piece is piece `ph` of its unit: piece tp lies in
+/// unit (ph + tp) / P at piece (ph + tp) % P, that unit at base + unit * CU, plus `delta` for units past the
+/// output row's end (`left` units in). The pieces' offsets are independent of each other (no walk from piece
+/// to piece), and every lane runs the same instructions whatever its phase: a switch over compile-time phases
+/// diverged three ways in each warp for RGB units (rgb8 6355 x 110 x 64: 0.36 -> 0.25 of memcpy).
+template <int PieceBytes, int UnitBytes>
+__device__ __forceinline__ void flat_gather_chunk(unsigned ph, unsigned base, unsigned CU, unsigned left,
+                                                  unsigned delta, std::uint32_t (&w)[4]) {
+  constexpr unsigned P = UnitBytes / PieceBytes;
+  constexpr int pieces = 16 / PieceBytes;
+#pragma unroll
+  for (int tp = 0; tp < pieces; ++tp) {
+    const unsigned idx = ph + static_cast<unsigned>(tp);
+    const unsigned u = idx / P, within = idx - u * P;
+    const unsigned at = base + u * CU + within * PieceBytes + (u >= left ? delta : 0u);
+    w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(at) << (8 * ((tp * PieceBytes) % 4));
+  }
 }
 
 template <int PieceBytes, int UnitBytes>
 __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
-  extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + window shift (batched_flat_smem)
+  extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + chunk overhang (batched_flat_smem)
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(flat_staged));
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
@@ -1184,9 +1220,12 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
   const std::uint64_t S = p.matrix_bytes_div.divisor;  // bytes of one matrix (same on both sides)
   const std::uint64_t in_base = reinterpret_cast<std::uint64_t>(p.in), out_base = reinterpret_cast<std::uint64_t>(p.out);
   const std::uint64_t total = static_cast<std::uint64_t>(p.batch.extent[0].divisor) * S;  // bytes of the batch
+  const std::uint64_t in_end = in_base + total;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    // Output window [w0, w1) of this tile: M matrices, boundaries moved up to the output's 16-byte grid.
+    // The tile's matrices are bytes [first, last) on both sides. Its output window [w0, w1) is that range with
+    // both ends moved up to the output's 16-byte grid, so consecutive tiles partition the output in aligned
+    // chunks; the window's last chunk may reach up to 15 bytes into the next tile's first matrix.
     const std::uint64_t first = static_cast<std::uint64_t>(t) * p.matrices_per_tile * S;
     const std::uint64_t last = std::min(total, first + p.matrices_per_tile * S);
     auto boundary = [&](std::uint64_t x) {  // relative byte -> relative byte on the output's 16-byte grid
@@ -1194,35 +1233,61 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       return std::min(total, ((out_base + x + 15) & ~std::uint64_t{15}) - out_base);
     };
     const std::uint64_t w0 = boundary(first), w1 = boundary(last);
-    // Input bytes needed: the units of output bytes [w0, w1) lie in matrices first/S .. (w1 - 1)/S, whose
-    // input bytes are [floor(w0 / S) * S, ceil(w1 / S) * S): stage that range as aligned 16-byte chunks.
-    const std::uint64_t in_first = (w0 / S) * S, in_last = std::min(total, ((w1 + S - 1) / S) * S);
-    const std::uint64_t a = in_base + in_first;
+    // Stage exactly the tile's own matrices, as the aligned 16-byte chunks covering them, all loads in flight
+    // at once (cp.async; bytewise only at the batch's ends). A one-by-one load-and-store loop kept one chunk a
+    // thread in flight, and staging the next matrix too for the window's last few bytes doubled the reads.
+    const std::uint64_t a = in_base + first;
     const std::uint64_t a_aligned = a & ~std::uint64_t{15};
-    const unsigned chunks = static_cast<unsigned>((in_base + in_last - a_aligned + 15) / 16);
+    const unsigned chunks = static_cast<unsigned>((in_base + last - a_aligned + 15) / 16);
 
     __syncthreads();  // the previous tile's gathers are done with `staged`
     for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
-      flat_staged[q] = load_chunk(chunk, in_base, in_base + total);  // the batch's ends: bytewise
+#if __CUDA_ARCH__ >= 800
+      if (chunk >= in_base && chunk + 16 <= in_end) {
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(staged_base + 16 * q), "l"(chunk) : "memory");
+        continue;
+      }
+#endif
+      flat_staged[q] = load_chunk(chunk, in_base, in_end);
     }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
     __syncthreads();
 
     const std::uint64_t o_aligned = (out_base + w0) & ~std::uint64_t{15};
     const unsigned out_chunks = static_cast<unsigned>((out_base + w1 - o_aligned + 15) / 16);
-    // 32-bit walk. The staged bytes start with matrix in_first / S at offset stage0; output byte x (relative
-    // to that matrix's output address) is byte k of unit rr (input row) of output row cc (input column) of
-    // staged matrix mm. Offsets stay below ~100 KiB, so div32's one-multiply splits are exact (see the
-    // dispatcher); for one matrix a tile (S > 8 KiB) mm is 0, 1 or 2 and comes from two compares.
+    // 32-bit walk. The staged bytes start with matrix first / S at offset stage0; output byte x (relative to
+    // that matrix's output address) is byte k of unit rr (input row) of output row cc (input column) of
+    // staged matrix mm. Offsets stay below batched_flat_max_smem, so div32's / div40's one-multiply splits are
+    // exact (see the dispatcher); for one matrix a tile mm is 0.
     const unsigned S32 = static_cast<unsigned>(S), RU = R * U, CU = C * U;
     const unsigned stage0 = static_cast<unsigned>(a - a_aligned);
-    const std::uint64_t win0 = out_base + in_first;
+    const std::uint64_t win0 = out_base + first, own_end = out_base + last;
     for (unsigned q = threadIdx.x; q < out_chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = o_aligned + 16 * std::uint64_t{q};
       const std::uint64_t lo = std::max(chunk, out_base + w0), hi = std::min(chunk + 16, out_base + w1);
       if (lo >= hi) continue;
+      const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
+      if (hi > own_end) {
+        // The window's last chunk, reaching into the next tile's first matrix: piece by piece, from the stage
+        // while in this tile's matrices, else straight from global memory (once a tile, <= 15 bytes).
+        const std::uint64_t staged_matrices = (last - first) / S;
+        std::uint32_t w[4] = {0, 0, 0, 0};
+        for (int tp = t_lo; tp < t_hi; ++tp) {
+          const std::uint64_t x = chunk + tp * PieceBytes - win0;
+          const std::uint64_t mm = x / S, y = x - mm * S, cc = y / RU, rem = y - cc * RU, rr = rem / U;
+          const std::uint64_t src = mm * S + rr * CU + cc * U + (rem - rr * U);
+          const std::uint32_t v = mm < staged_matrices ? lds_piece<PieceBytes>(staged_base + stage0 + static_cast<unsigned>(src))
+                                                       : ldg_piece<PieceBytes>(in_base + first + src);
+          w[tp * PieceBytes / 4] |= v << (8 * ((tp * PieceBytes) % 4));
+        }
+        store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
+        continue;
+      }
       const unsigned x = static_cast<unsigned>(lo - win0);
-      const unsigned mm = p.matrices_per_tile == 1 ? (x >= S32) + (x >= 2 * S32) : p.flat_matrix_div.div(x);
+      const unsigned mm = p.matrices_per_tile == 1 ? 0u : p.flat_matrix_div.div(x);
       const unsigned y = x - mm * S32;
       unsigned cc = p.flat_row_div.div(y);
       const unsigned rem = y - cc * RU;
@@ -1231,7 +1296,6 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       // Staged offset of the current piece, units left in the current output row.
       unsigned off = stage0 + mm * S32 + rr * CU + cc * U + k;
       unsigned left = R - rr;
-      const int t_lo = static_cast<int>(lo - chunk) / PieceBytes, t_hi = static_cast<int>(hi - chunk) / PieceBytes;
       std::uint32_t w[4] = {0, 0, 0, 0};
       // Next piece: the next byte of the unit, else the same column of the next input row, else (output row
       // done) row 0 of the next column, else the next matrix. Branch-free but for the rare matrix carry.
@@ -1253,18 +1317,15 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
           }
         }
       };
-      if (UnitBytes == PieceBytes && t_lo == 0 && t_hi == pieces && R >= pieces) {
-        // One piece a unit, and output rows of >= 16 / U units: the chunk crosses at most one row end, after
-        // n1 pieces; the rest start at row 0 of the next column (or of the next matrix). Piece j is at
-        // off + j CU, plus `delta` once past the row end.
-        const unsigned n1 = left < pieces ? left : pieces;
-        const unsigned next = off - rr * CU + U + (cc + 1 == C ? S32 - CU : 0u);
-        const unsigned delta = next - n1 * CU - off;
-#pragma unroll
-        for (int tp = 0; tp < pieces; ++tp) {
-          const unsigned at = off + tp * CU + (static_cast<unsigned>(tp) >= n1 ? delta : 0u);
-          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + at) << (8 * ((tp * PieceBytes) % 4));
-        }
+      if (UnitBytes > 0 && t_lo == 0 && t_hi == pieces && R >= flat_chunk_units<PieceBytes, UnitBytes>()) {
+        // A whole chunk of a compile-time unit size, in output rows of at least as many units as a chunk
+        // touches: it crosses at most one row end, after `left` units; the rest start at row 0 of the next
+        // column (or of the next matrix), `delta` further on. Every piece's offset then follows from the
+        // chunk's phase within its unit (0 for one-piece units) without walking from piece to piece.
+        const unsigned base = off - k;  // byte 0 of the chunk's first unit
+        const unsigned next = base - rr * CU + U + (cc + 1 == C ? S32 - CU : 0u);
+        const unsigned delta = next - base - left * CU;
+        flat_gather_chunk<PieceBytes, UnitBytes>(k / PieceBytes, staged_base + base, CU, left, delta, w);
       } else if (t_lo == 0 && t_hi == pieces) {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
