@@ -204,6 +204,12 @@ TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
   check(problem{{3, 150, 151}, {0, 2, 1}, 3, {}, {}}, 5, 0);
   check(problem{{3, 71, 120}, {0, 2, 1}, 8, {}, {}}, 0, 8);
   check(problem{{2, 61, 89}, {0, 2, 1}, 12, {}, {}}, 4, 4);
+  // Shapes whose stage the bank model swizzles (u8 56 x 32, rgb8 110 x 64, fp64 71 x 120), aligned and not.
+  for (std::size_t shift : {0, 5}) {
+    check(problem{{40, 56, 32}, {0, 2, 1}, 1, {}, {}}, shift, 2 * shift);
+    check(problem{{3, 110, 64}, {0, 2, 1}, 3, {}, {}}, shift, shift / 5 * 3);
+    check(problem{{3, 71, 120}, {0, 2, 1}, 8, {}, {}}, shift / 5 * 8, 0);
+  }
 }
 
 TEST(Transpose2d, BatchedTinyMatricesWholeTilesEveryKAndPhase) {

@@ -32,6 +32,7 @@
 // batch axes nested right outside such a side join it first (absorb_nested_batch, plan/select.cpp).
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <type_traits>
 
@@ -225,13 +226,41 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
   return launch_gather16_kernel<PieceBytes, 0>(p, compound, smem, stream);
 }
 
-template <int PieceBytes, int UnitBytes>
+template <int PieceBytes, int UnitBytes, bool Swizzled>
 status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
-  const auto kernel = transpose2d_batched_flat_kernel<PieceBytes, UnitBytes>;
+  const auto kernel = transpose2d_batched_flat_kernel<PieceBytes, UnitBytes, Swizzled>;
   if (auto s = allow_dynamic_smem(kernel, static_cast<std::int64_t>(smem), "transpose2d_batched_flat smem"); !s) return s;
   kernel<<<grid_for(p.tiles_total), batched_flat_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_batched_flat launch");
   return status::ok();
+}
+
+template <int PieceBytes, int UnitBytes>
+status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
+  if (p.flat_swz_s1 > 0) return launch_batched_flat_kernel<PieceBytes, UnitBytes, true>(p, smem, stream);
+  return launch_batched_flat_kernel<PieceBytes, UnitBytes, false>(p, smem, stream);
+}
+
+// The stage swizzle of tile 0 (choose_batched_flat_swizzle), remembered for the last few problems: the model
+// costs ~10-50 us of host time, once per shape and pointer phase.
+flat_swizzle batched_flat_swizzle(const transpose2d_params& p, std::int64_t unit, int piece) {
+  struct entry {
+    std::int64_t r, c, u, m;
+    int piece;
+    unsigned stage0, out_phase;
+    flat_swizzle sw;
+  };
+  thread_local std::array<entry, 8> cache{};
+  thread_local unsigned next = 0;
+  const auto stage0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in) % 16);
+  const auto out_phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.out) % 16);
+  for (const entry& e : cache)
+    if (e.r == p.rows && e.c == p.cols && e.u == unit && e.m == p.matrices_per_tile && e.piece == piece &&
+        e.stage0 == stage0 && e.out_phase == out_phase && e.r > 0)
+      return e.sw;
+  const flat_swizzle sw = choose_batched_flat_swizzle(p.rows, p.cols, unit, piece, p.matrices_per_tile, stage0, out_phase);
+  cache[next++ % cache.size()] = entry{p.rows, p.cols, unit, p.matrices_per_tile, piece, stage0, out_phase, sw};
+  return sw;
 }
 
 // Packed matrices whole: M per tile (M x matrix bytes <= 16 KiB), or one a tile up to batched_flat_max_smem;
@@ -253,6 +282,9 @@ status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t
   p.flat_row_div = div40(static_cast<unsigned>(p.rows * unit));
   p.flat_unit_div = div32(static_cast<unsigned>(unit));
   p.tiles_total = ceil_div(batch, p.matrices_per_tile);
+  const flat_swizzle sw = batched_flat_swizzle(p, unit, PieceBytes);
+  p.flat_swz_s1 = sw.on ? sw.s1 : 0;
+  p.flat_swz_s2 = sw.on ? sw.s2 : 0;
   switch (unit) {
     case 1: if constexpr (PieceBytes <= 1) return launch_batched_flat_kernel<PieceBytes, 1>(p, smem, stream); break;
     case 2: if constexpr (PieceBytes <= 2) return launch_batched_flat_kernel<PieceBytes, 2>(p, smem, stream); break;

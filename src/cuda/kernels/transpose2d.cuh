@@ -102,6 +102,7 @@ struct transpose2d_params {
   div32 flat_matrix_div;         // the same divisors for 32-bit offsets within a tile's staged matrices
   div40 flat_row_div;
   div32 flat_unit_div;           // by U
+  int flat_swz_s1, flat_swz_s2;  // the stage's bank swizzle (flat_swizzle) when the kernel is Swizzled
   int smem_pitch_words;          // odd, so the gathers' column walks spread over the banks
   std::uint64_t in_lo, in_hi;    // byte range of the input view: loads never leave it
   // Compound tile sides (vec16 / gather16 with Compound = true; plan_geometry's row_* / col_*): row r's input
@@ -1172,10 +1173,24 @@ inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= th
 inline constexpr int batched_flat_max_smem = 74 * 1024;
 
 /// Staged bytes a tile of M matrices of S bytes needs: its own matrices and the overhang of the first and last
-/// aligned chunks (the window's bytes in the next tile's matrix come from global memory, not the stage).
-inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s) { return m * s + 32; }
+/// aligned chunks (the window's bytes in the next tile's matrix come from global memory, not the stage), in
+/// whole 128-byte groups (flat_slot permutes the chunks within each).
+inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s) { return (m * s + 32 + 127) / 128 * 128; }
 
 /// A PieceBytes-wide load from global memory (the address is PieceBytes-aligned).
+/// A piece of staged byte `at` (relative to the stage) whose 16-byte chunks are permuted within each aligned
+/// 128-byte group when Swizzled: slot = at ^ (((at >> s1) ^ (at >> s2)) & 0x70) (flat_swizzle, chosen by the
+/// dispatcher's bank model in tuning/transpose2d.hpp).
+template <bool Swizzled>
+__device__ __forceinline__ unsigned flat_slot(unsigned at, int s1, int s2) {
+  return Swizzled ? at ^ (((at >> s1) ^ (at >> s2)) & 0x70u) : at;
+}
+
+template <int PieceBytes, bool Swizzled>
+__device__ __forceinline__ std::uint32_t flat_lds(unsigned staged_base, unsigned at, int s1, int s2) {
+  return lds_piece<PieceBytes>(staged_base + flat_slot<Swizzled>(at, s1, s2));
+}
+
 template <int PieceBytes>
 __device__ __forceinline__ std::uint32_t ldg_piece(std::uint64_t addr) {
   if constexpr (PieceBytes == 4) return __ldg(reinterpret_cast<const unsigned*>(addr));
@@ -1195,9 +1210,9 @@ __device__ constexpr unsigned flat_chunk_units() {
 /// output row's end (`left` units in). The pieces' offsets are independent of each other (no walk from piece
 /// to piece), and every lane runs the same instructions whatever its phase: a switch over compile-time phases
 /// diverged three ways in each warp for RGB units (rgb8 6355 x 110 x 64: 0.36 -> 0.25 of memcpy).
-template <int PieceBytes, int UnitBytes>
-__device__ __forceinline__ void flat_gather_chunk(unsigned ph, unsigned base, unsigned CU, unsigned left,
-                                                  unsigned delta, std::uint32_t (&w)[4]) {
+template <int PieceBytes, int UnitBytes, bool Swizzled>
+__device__ __forceinline__ void flat_gather_chunk(unsigned staged_base, int s1, int s2, unsigned ph, unsigned base,
+                                                  unsigned CU, unsigned left, unsigned delta, std::uint32_t (&w)[4]) {
   constexpr unsigned P = UnitBytes / PieceBytes;
   constexpr int pieces = 16 / PieceBytes;
 #pragma unroll
@@ -1205,11 +1220,11 @@ __device__ __forceinline__ void flat_gather_chunk(unsigned ph, unsigned base, un
     const unsigned idx = ph + static_cast<unsigned>(tp);
     const unsigned u = idx / P, within = idx - u * P;
     const unsigned at = base + u * CU + within * PieceBytes + (u >= left ? delta : 0u);
-    w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(at) << (8 * ((tp * PieceBytes) % 4));
+    w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, at, s1, s2) << (8 * ((tp * PieceBytes) % 4));
   }
 }
 
-template <int PieceBytes, int UnitBytes>
+template <int PieceBytes, int UnitBytes, bool Swizzled>
 __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
   extern __shared__ uint4 flat_staged[];  // sized by the dispatcher: M matrices + chunk overhang (batched_flat_smem)
@@ -1221,6 +1236,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
   const std::uint64_t in_base = reinterpret_cast<std::uint64_t>(p.in), out_base = reinterpret_cast<std::uint64_t>(p.out);
   const std::uint64_t total = static_cast<std::uint64_t>(p.batch.extent[0].divisor) * S;  // bytes of the batch
   const std::uint64_t in_end = in_base + total;
+  const int s1 = p.flat_swz_s1, s2 = p.flat_swz_s2;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
     // The tile's matrices are bytes [first, last) on both sides. Its output window [w0, w1) is that range with
@@ -1245,11 +1261,11 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
 #if __CUDA_ARCH__ >= 800
       if (chunk >= in_base && chunk + 16 <= in_end) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(staged_base + 16 * q), "l"(chunk) : "memory");
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(staged_base + flat_slot<Swizzled>(16 * q, s1, s2)), "l"(chunk) : "memory");
         continue;
       }
 #endif
-      flat_staged[q] = load_chunk(chunk, in_base, in_end);
+      flat_staged[flat_slot<Swizzled>(16 * q, s1, s2) / 16] = load_chunk(chunk, in_base, in_end);
     }
 #if __CUDA_ARCH__ >= 800
     asm volatile("cp.async.wait_all;" ::: "memory");
@@ -1279,7 +1295,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
           const std::uint64_t x = chunk + tp * PieceBytes - win0;
           const std::uint64_t mm = x / S, y = x - mm * S, cc = y / RU, rem = y - cc * RU, rr = rem / U;
           const std::uint64_t src = mm * S + rr * CU + cc * U + (rem - rr * U);
-          const std::uint32_t v = mm < staged_matrices ? lds_piece<PieceBytes>(staged_base + stage0 + static_cast<unsigned>(src))
+          const std::uint32_t v = mm < staged_matrices ? flat_lds<PieceBytes, Swizzled>(staged_base, stage0 + static_cast<unsigned>(src), s1, s2)
                                                        : ldg_piece<PieceBytes>(in_base + first + src);
           w[tp * PieceBytes / 4] |= v << (8 * ((tp * PieceBytes) % 4));
         }
@@ -1325,18 +1341,18 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
         const unsigned base = off - k;  // byte 0 of the chunk's first unit
         const unsigned next = base - rr * CU + U + (cc + 1 == C ? S32 - CU : 0u);
         const unsigned delta = next - base - left * CU;
-        flat_gather_chunk<PieceBytes, UnitBytes>(k / PieceBytes, staged_base + base, CU, left, delta, w);
+        flat_gather_chunk<PieceBytes, UnitBytes, Swizzled>(staged_base, s1, s2, k / PieceBytes, base, CU, left, delta, w);
       } else if (t_lo == 0 && t_hi == pieces) {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
-          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2) << (8 * ((tp * PieceBytes) % 4));
           advance();
         }
       } else {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (tp < t_lo || tp >= t_hi) continue;
-          w[tp * PieceBytes / 4] |= lds_piece<PieceBytes>(staged_base + off) << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2) << (8 * ((tp * PieceBytes) % 4));
           advance();
         }
       }

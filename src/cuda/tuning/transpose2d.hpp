@@ -8,6 +8,9 @@
 // >= 128 bytes (whole sectors) and make the XOR swizzle conflict-free (8 distinct 16-byte bank groups).
 #pragma once
 
+#include <algorithm>
+#include <array>
+
 namespace xpose::detail {
 
 template <int UnitBytes>
@@ -171,6 +174,93 @@ inline gather16_shape gather16_tile(long long unit_bytes) {
   if (g.row_chunks == 128) g.pitch_words = pitch_for(g.side);
   g.smem_bytes = (g.side + g.halo) * g.pitch_words * 4;
   return g;
+}
+
+// ---- batched_flat: the stage's bank swizzle ----------------------------------------------------------------
+//
+// batched_flat stages whole matrices as raw input bytes and each lane gathers one 16-byte output chunk: the
+// lanes of a warp read input rows 16 / U apart, i.e. addresses 16 / U * C * U bytes apart, which for many
+// shapes meet in a few banks (u8 56 x 32: 7-way; rgb8 110 x 64: 13-way; ncu). A permutation of the 16-byte
+// chunks within each aligned 128-byte group by a hash of higher address bits spreads them, but every fixed
+// hash measured turns some other shape's conflict-free layout into a conflicted one (H100, same call, hash
+// (7, 10) on 63 batched cases: fp64 1969 x 71 x 120 0.70 -> 0.96, u8 74898 x 56 x 32 0.67 -> 0.81, rgb8 6355
+// x 110 x 64 0.39 -> 0.65, but rgb8 5266 x 144 x 59 0.82 -> 0.66, u8 10901 x 38 x 324 0.84 -> 0.72). So the
+// dispatcher models the gathers of a few warps for each candidate hash, and the identity, and takes the
+// cheapest.
+
+/// The kernel's slot of staged byte `at`: at ^ (((at >> s1) ^ (at >> s2)) & 0x70) when `on`, i.e. bits 4-6 (the
+/// chunk within its 128-byte group) XORed with bits s1 + 4.. and s2 + 4..: a bijection for s1, s2 >= 1 that
+/// keeps every byte in its group and its offset within its chunk.
+struct flat_swizzle {
+  bool on = false;
+  int s1 = 0, s2 = 0;
+  constexpr unsigned slot(unsigned at) const { return on ? at ^ (((at >> s1) ^ (at >> s2)) & 0x70u) : at; }
+};
+
+/// Warp-wide piece loads batched_flat_wavefronts samples: two in each of six warps spread over a tile.
+inline constexpr int batched_flat_sampled_loads = 12;
+
+/// Shared-memory wavefronts of batched_flat's whole-chunk gathers on sample warps of a tile of M matrices of
+/// R x C units of U bytes (pieces of `piece` bytes), the stage starting `stage0` bytes into its first chunk
+/// and the output window `out_phase` bytes past a 16-byte boundary: each warp-wide piece load costs the
+/// largest number of distinct 4-byte words one bank serves.
+inline long long batched_flat_wavefronts(long long R, long long C, long long U, int piece, long long M,
+                                         unsigned stage0, unsigned out_phase, flat_swizzle sw) {
+  const long long S = R * C * U, RU = R * U, CU = C * U, tile = M * S;
+  const long long out_chunks = (tile + out_phase + 15) / 16;
+  const long long warps = (out_chunks + 31) / 32;
+  const int pieces = 16 / piece;
+  constexpr int samples = batched_flat_sampled_loads / 2;
+  long long total = 0;
+  for (int k = 0; k < samples; ++k) {
+    const long long w = warps * k / samples;
+    for (int tp : {0, pieces / 2 + 1 < pieces ? pieces / 2 + 1 : 0}) {
+      std::array<unsigned, 32> words{};
+      int n = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        const long long rel = 16 * (32 * w + lane) - out_phase;  // the chunk's first byte in the window
+        if (rel < 0 || rel + 16 > tile) continue;                 // edge chunks: not modelled
+        const long long y = rel + tp * piece, mm = y / S, r = y % S, cc = r / RU, rem = r % RU;
+        const long long at = stage0 + mm * S + (rem / U) * CU + cc * U + rem % U;
+        words[n++] = sw.slot(static_cast<unsigned>(at)) >> 2;
+      }
+      std::sort(words.begin(), words.begin() + n);
+      n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
+      std::array<int, 32> per_bank{};
+      int worst = 0;
+      for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] & 31]);
+      total += worst;
+    }
+  }
+  return total;
+}
+
+/// The stage swizzle for batched_flat (see above). The hash costs ~4 instructions a piece, and conflicts only
+/// matter where the shared-memory pipe binds: at ~1 wavefront a cycle an SM against ~0.44 output chunks a
+/// cycle at the H100's bandwidth, from ~1.5 wavefronts a chunk (measured, same call: fp64 71 x 120 at 3.3 and
+/// fp32 61 x 136 at 1.9 gained 0.65 -> 0.95 and 0.90 -> 0.97 swizzled; fp32 306 x 50 at 0.9 and rgb32f 43 x 124
+/// at 0.6 lost 6 % although the model halved their conflicts). Saving under a tenth of a wavefront a piece did
+/// not pay for the hash either (u8 65 x 194: 2.0 -> 1.4 a chunk, 0.71 -> 0.66).
+inline flat_swizzle choose_batched_flat_swizzle(long long R, long long C, long long U, int piece, long long M,
+                                                unsigned stage0, unsigned out_phase) {
+  const long long plain = batched_flat_wavefronts(R, C, U, piece, M, stage0, out_phase, flat_swizzle{});
+  flat_swizzle best{};
+  long long best_cost = plain;
+  // (s1, 24): one field, at >> 24 is 0 in any stage. The set: the winners of an exhaustive search (s1 in 2..10,
+  // s2 - s1 in 2..5 or 24) over 600 random shapes, which kept 95 % of its modelled saving.
+  static constexpr int candidates[][2] = {{2, 24}, {3, 24}, {4, 24}, {5, 24}, {2, 4}, {3, 6}, {4, 7},
+                                          {6, 10}, {7, 11}, {8, 10}, {8, 12}, {9, 11}, {9, 13}, {10, 12}};
+  for (const auto& c : candidates) {
+    const flat_swizzle sw{true, c[0], c[1]};
+    const long long cost = batched_flat_wavefronts(R, C, U, piece, M, stage0, out_phase, sw);
+    if (cost < best_cost) best_cost = cost, best = sw;
+  }
+  // The model's cost is a sum over batched_flat_sampled_loads warp-wide loads of one piece each; a chunk takes
+  // 16 / piece of them, each shared by 32 chunks: wavefronts a chunk = cost * (16 / piece) / (32 * loads).
+  const double per_chunk = 16.0 / piece / (32.0 * batched_flat_sampled_loads);
+  const bool binding = plain * per_chunk >= 1.5;
+  const bool pays = (plain - best_cost) * per_chunk >= 0.1 * (16.0 / piece);
+  return binding && pays ? best : flat_swizzle{};
 }
 
 }  // namespace xpose::detail
