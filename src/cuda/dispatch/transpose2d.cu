@@ -273,12 +273,13 @@ status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t
   const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix));
   p.matrix_bytes_div = fast_divmod(static_cast<std::uint64_t>(matrix));
   p.out_row_bytes_div = fast_divmod(static_cast<std::uint64_t>(p.rows * unit));
-  // The kernel's 32-bit splits of offsets x < M S <= max(16 KiB, S) within a tile's staged matrices: by S
-  // only for M > 1 (x, S <= 16 KiB: div32, x S < 2^32), by rows * U <= S (div40: x S < 2^40) and by U.
-  static_assert(std::int64_t{batched_flat_max_smem} * batched_flat_max_smem < (std::int64_t{1} << 40) &&
-                    std::int64_t{batched_flat_tile_bytes} * batched_flat_tile_bytes < (std::int64_t{1} << 32),
+  // The kernel's 32-bit splits of offsets x < (M + 1) S + 16 <= 2 * batched_flat_max_smem within a tile's
+  // staged matrices (and the next one, for the window's last chunk): by S and by rows * U <= S with div40
+  // (x S < 2^40), by U with div32 (x U < 2^32).
+  static_assert(std::int64_t{2} * batched_flat_max_smem * batched_flat_max_smem < (std::int64_t{1} << 40) &&
+                    std::int64_t{2} * batched_flat_max_smem * 16 < (std::int64_t{1} << 32),
                 "batched_flat's div32 / div40 splits");
-  p.flat_matrix_div = div32(static_cast<unsigned>(matrix));
+  p.flat_matrix_div = div40(static_cast<unsigned>(matrix));
   p.flat_row_div = div40(static_cast<unsigned>(p.rows * unit));
   p.flat_unit_div = div32(static_cast<unsigned>(unit));
   p.tiles_total = ceil_div(batch, p.matrices_per_tile);

@@ -99,7 +99,7 @@ struct transpose2d_params {
   std::int64_t matrices_per_tile;
   fast_divmod matrix_bytes_div;  // by rows * cols * U
   fast_divmod out_row_bytes_div; // by rows * U
-  div32 flat_matrix_div;         // the same divisors for 32-bit offsets within a tile's staged matrices
+  div40 flat_matrix_div;         // the same divisors for 32-bit offsets within a tile's staged matrices
   div40 flat_row_div;
   div32 flat_unit_div;           // by U
   int flat_swz_s1, flat_swz_s2;  // the stage's bank swizzle (flat_swizzle) when the kernel is Swizzled
@@ -1289,14 +1289,17 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       if (hi > own_end) {
         // The window's last chunk, reaching into the next tile's first matrix: piece by piece, from the stage
         // while in this tile's matrices, else straight from global memory (once a tile, <= 15 bytes).
-        const std::uint64_t staged_matrices = (last - first) / S;
+        // 32-bit splits (x < (M + 1) S + 16): 64-bit divisions here made this thread a straggler that
+        // cost every tile of small matrices more than its gathers (u8 21571 x 17 x 183: 0.85 -> 0.76).
+        const unsigned staged_bytes = static_cast<unsigned>(last - first);
         std::uint32_t w[4] = {0, 0, 0, 0};
         for (int tp = t_lo; tp < t_hi; ++tp) {
-          const std::uint64_t x = chunk + tp * PieceBytes - win0;
-          const std::uint64_t mm = x / S, y = x - mm * S, cc = y / RU, rem = y - cc * RU, rr = rem / U;
-          const std::uint64_t src = mm * S + rr * CU + cc * U + (rem - rr * U);
-          const std::uint32_t v = mm < staged_matrices ? flat_lds<PieceBytes, Swizzled>(staged_base, stage0 + static_cast<unsigned>(src), s1, s2)
-                                                       : ldg_piece<PieceBytes>(in_base + first + src);
+          const unsigned x = static_cast<unsigned>(chunk + tp * PieceBytes - win0);
+          const unsigned mm = p.flat_matrix_div.div(x), y = x - mm * S32, cc = p.flat_row_div.div(y);
+          const unsigned rem = y - cc * RU, rr = UnitBytes > 0 ? rem / U : p.flat_unit_div.div(rem);
+          const unsigned src = mm * S32 + rr * CU + cc * U + (rem - rr * U);
+          const std::uint32_t v = src < staged_bytes ? flat_lds<PieceBytes, Swizzled>(staged_base, stage0 + src, s1, s2)
+                                                     : ldg_piece<PieceBytes>(in_base + first + src);
           w[tp * PieceBytes / 4] |= v << (8 * ((tp * PieceBytes) % 4));
         }
         store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
