@@ -204,6 +204,8 @@ TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
   check(problem{{3, 150, 151}, {0, 2, 1}, 3, {}, {}}, 5, 0);
   check(problem{{3, 71, 120}, {0, 2, 1}, 8, {}, {}}, 0, 8);
   check(problem{{2, 61, 89}, {0, 2, 1}, 12, {}, {}}, 4, 4);
+  check(problem{{3, 45, 298}, {0, 2, 1}, 8, {}, {}}, 8, 0);   // 107 KB: the 2-, 4-, 8-byte units' larger stage
+  check(problem{{3, 176, 297}, {0, 2, 1}, 2, {}, {}}, 2, 4);  // 104 KB
   // Shapes whose stage the bank model swizzles (u8 56 x 32, rgb8 110 x 64, fp64 71 x 120), aligned and not.
   for (std::size_t shift : {0, 5}) {
     check(problem{{40, 56, 32}, {0, 2, 1}, 1, {}, {}}, shift, 2 * shift);

@@ -9,8 +9,8 @@
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>
-//   a packed batch of matrices of <= 74 KiB each (before the skinny rule for 16 < k <= 40 units but
-//   skinny_odd's n x k), unless vec16 tiles fill >= 50 % -> batched_flat<G, unit>
+//   a packed batch of matrices of <= 74 KiB each (112 KiB of 2-, 4-, 8-byte units; before the skinny rule
+//   for 16 < k <= 40 units but skinny_odd's n x k), unless vec16 tiles fill >= 50 % -> batched_flat<G, unit>
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
@@ -263,7 +263,7 @@ flat_swizzle batched_flat_swizzle(const transpose2d_params& p, std::int64_t unit
   return sw;
 }
 
-// Packed matrices whole: M per tile (M x matrix bytes <= 16 KiB), or one a tile up to batched_flat_max_smem;
+// Packed matrices whole: M per tile (M x matrix bytes <= 16 KiB), or one a tile up to batched_flat_max_smem(_words);
 // compile-time unit sizes for the common element types.
 template <int PieceBytes>
 status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t batch, cudaStream_t stream) {
@@ -273,11 +273,11 @@ status launch_batched_flat(transpose2d_params p, std::int64_t unit, std::int64_t
   const auto smem = static_cast<std::size_t>(batched_flat_smem(p.matrices_per_tile, matrix));
   p.matrix_bytes_div = fast_divmod(static_cast<std::uint64_t>(matrix));
   p.out_row_bytes_div = fast_divmod(static_cast<std::uint64_t>(p.rows * unit));
-  // The kernel's 32-bit splits of offsets x < (M + 1) S + 16 <= 2 * batched_flat_max_smem within a tile's
+  // The kernel's 32-bit splits of offsets x < (M + 1) S + 16 <= 2 * batched_flat_max_smem_words within a tile's
   // staged matrices (and the next one, for the window's last chunk): by S and by rows * U <= S with div40
   // (x S < 2^40), by U with div32 (x U < 2^32).
-  static_assert(std::int64_t{2} * batched_flat_max_smem * batched_flat_max_smem < (std::int64_t{1} << 40) &&
-                    std::int64_t{2} * batched_flat_max_smem * 16 < (std::int64_t{1} << 32),
+  static_assert(std::int64_t{2} * batched_flat_max_smem_words * batched_flat_max_smem_words < (std::int64_t{1} << 40) &&
+                    std::int64_t{2} * batched_flat_max_smem_words * 16 < (std::int64_t{1} << 32),
                 "batched_flat's div32 / div40 splits");
   p.flat_matrix_div = div40(static_cast<unsigned>(matrix));
   p.flat_row_div = div40(static_cast<unsigned>(p.rows * unit));
@@ -411,7 +411,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   const bool packed_batch = g.batch_rank == 1 && p.in_ld == g.cols * unit && p.out_ld == g.rows * unit &&
                             p.batch.in_stride[0] == matrix_bytes && p.batch.out_stride[0] == matrix_bytes;
   const std::int64_t flat_smem = batched_flat_smem(1, matrix_bytes);
-  const bool flat_fits = flat_smem <= batched_flat_max_smem && flat_smem <= dev.smem_optin;
+  const bool flat_words = unit == 2 || unit == 4 || unit == 8;
+  const bool flat_fits =
+      flat_smem <= (flat_words ? batched_flat_max_smem_words : batched_flat_max_smem) && flat_smem <= dev.smem_optin;
   // Whole matrices per tile unless they are large enough for aligned 2-D tiles to fill at least half (vec16
   // fully fed). H100, 4096 x 100 x 100 fp32: 0.966 of memcpy as vec16 tiles (61 % filled) vs 0.807 as whole
   // matrices; 8192 x 64 x 72 fp16 (28 % filled): 0.483 vs 0.666; misaligned rows (100 x 100 fp16, u8) stay

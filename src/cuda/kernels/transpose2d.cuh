@@ -42,7 +42,7 @@
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
-//   1e6 x 3 x 3), or one mid-sized matrix (<= 74 KiB, 204 x 295 u8). A tile is M whole consecutive matrices,
+//   1e6 x 3 x 3), or one mid-sized matrix (<= 74 KiB, 204 x 295 u8; 112 KiB of 2-8-byte units). A tile is M whole matrices,
 //   one contiguous byte range on both sides: staged with flat aligned 16-byte cp.async, gathered piecewise,
 //   stored as flat aligned 16-byte vectors (the output range is split between tiles at 16-byte boundaries,
 //   like gather16). grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
@@ -1168,9 +1168,14 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
 inline constexpr int batched_flat_threads = 256;
 inline constexpr int batched_flat_tile_bytes = 16384;  // M * matrix bytes <= this when matrices are small
 // One matrix a tile up to this (M = 1): three blocks an SM still fit the H100's 228 KiB of shared memory. H100,
-// same call: 60-67 KB matrices gained at three blocks an SM (u8 1115 x 204 x 295 0.58 -> 0.70, fp16 2000 x 300 x
-// 111 0.74 -> 0.91 vs tiles), 108 KB ones at two lost (u8 620 x 475 x 228 0.74 -> 0.32).
+// same call: 60-67 KB matrices gained at three blocks an SM (u8 1115 x 204 x 295 0.58 -> 0.81, fp16 2000 x 300 x
+// 111 0.74 -> 0.93 vs tiles).
 inline constexpr int batched_flat_max_smem = 74 * 1024;
+// Up to this for 2-, 4- and 8-byte units (two blocks an SM), whose gathers take 4-8 loads a chunk and whose
+// tiles (gather16, vec8) measured worse: H100, same call, fp64 1251 x 45 x 298 0.61 -> 0.92, 1181 x 53 x 268 0.70
+// -> 0.88, fp16 1284 x 176 x 297 0.72 -> 0.93. Bytes (16 loads a chunk) and pixel48's units lost at two blocks an
+// SM (u8 620 x 475 x 228 0.74 -> 0.62, rgb16 1180 x 240 x 79 0.93 -> 0.85).
+inline constexpr int batched_flat_max_smem_words = 112 * 1024;
 
 /// Staged bytes a tile of M matrices of S bytes needs: its own matrices and the overhang of the first and last
 /// aligned chunks (the window's bytes in the next tile's matrix come from global memory, not the stage), in
@@ -1276,7 +1281,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
     const unsigned out_chunks = static_cast<unsigned>((out_base + w1 - o_aligned + 15) / 16);
     // 32-bit walk. The staged bytes start with matrix first / S at offset stage0; output byte x (relative to
     // that matrix's output address) is byte k of unit rr (input row) of output row cc (input column) of
-    // staged matrix mm. Offsets stay below batched_flat_max_smem, so div32's / div40's one-multiply splits are
+    // staged matrix mm. Offsets stay below 2 * batched_flat_max_smem_words, so div32's / div40's splits are
     // exact (see the dispatcher); for one matrix a tile mm is 0.
     const unsigned S32 = static_cast<unsigned>(S), RU = R * U, CU = C * U;
     const unsigned stage0 = static_cast<unsigned>(a - a_aligned);
