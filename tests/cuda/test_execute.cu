@@ -206,6 +206,15 @@ TEST(Transpose2d, BatchedFlatWalksEveryUnitAcrossRowsAndMatrices) {
   check(problem{{2, 61, 89}, {0, 2, 1}, 12, {}, {}}, 4, 4);
   check(problem{{3, 45, 298}, {0, 2, 1}, 8, {}, {}}, 8, 0);   // 107 KB: the 2-, 4-, 8-byte units' larger stage
   check(problem{{3, 176, 297}, {0, 2, 1}, 2, {}, {}}, 2, 4);  // 104 KB
+  // Pointers off every unit's grid (pieces of one byte for 4-, 6-, 8-byte units: the phase-indexed gather at
+  // each phase), matrices of fewer than 16 bytes (a window's last chunk spans several matrices), and one-matrix
+  // tiles of odd units with odd shifts.
+  for (std::int64_t e : {4, 6, 8})
+    for (std::size_t shift : {1, 3}) {
+      check(problem{{37, 23, 41}, {0, 2, 1}, e, {}, {}}, shift, 2 * shift);
+      check(problem{{5, 97, 61}, {0, 2, 1}, e, {}, {}}, 2 * shift, shift);
+    }
+  for (std::int64_t e : {1, 2, 3}) check(problem{{1001, 3, 5}, {0, 2, 1}, e, {}, {}}, 5, 11);
   // Shapes whose stage the bank model swizzles (u8 56 x 32, rgb8 110 x 64, fp64 71 x 120), aligned and not.
   for (std::size_t shift : {0, 5}) {
     check(problem{{40, 56, 32}, {0, 2, 1}, 1, {}, {}}, shift, 2 * shift);
