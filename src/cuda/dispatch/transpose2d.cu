@@ -9,8 +9,8 @@
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>
-//   a packed batch of matrices of <= 74 KiB each (112 KiB of 2-, 4-, 8-byte units; before the skinny rule
-//   for 16 < k <= 40 units but skinny_odd's n x k), unless vec16 tiles fill >= 50 % -> batched_flat<G, unit>
+//   a packed batch of matrices of <= 74 KiB each (112 KiB of 2-, 4-, 8-byte units, 47 of 16-byte; before the
+//   skinny rule for 16 < k <= 40 units but skinny_odd's n x k), unless vec16 tiles fill >= 50 % -> batched_flat
 //   1-byte units filling >= 20 % of the tiles' slots: every base/pitch/batch stride 8-byte aligned -> vec8
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
@@ -229,7 +229,8 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
 template <int PieceBytes, int UnitBytes, bool Swizzled>
 status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem, cudaStream_t stream) {
   const auto kernel = transpose2d_batched_flat_kernel<PieceBytes, UnitBytes, Swizzled>;
-  if (auto s = allow_dynamic_smem(kernel, static_cast<std::int64_t>(smem), "transpose2d_batched_flat smem"); !s) return s;
+  if (auto s = allow_dynamic_smem(kernel, static_cast<std::int64_t>(smem), "transpose2d_batched_flat smem"); !s)
+    return s;
   kernel<<<grid_for(p.tiles_total), batched_flat_threads, smem, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_batched_flat launch");
   return status::ok();
@@ -258,7 +259,8 @@ flat_swizzle batched_flat_swizzle(const transpose2d_params& p, std::int64_t unit
     if (e.r == p.rows && e.c == p.cols && e.u == unit && e.m == p.matrices_per_tile && e.piece == piece &&
         e.stage0 == stage0 && e.out_phase == out_phase && e.r > 0)
       return e.sw;
-  const flat_swizzle sw = choose_batched_flat_swizzle(p.rows, p.cols, unit, piece, p.matrices_per_tile, stage0, out_phase);
+  const flat_swizzle sw =
+      choose_batched_flat_swizzle(p.rows, p.cols, unit, piece, p.matrices_per_tile, stage0, out_phase);
   cache[next++ % cache.size()] = entry{p.rows, p.cols, unit, p.matrices_per_tile, piece, stage0, out_phase, sw};
   return sw;
 }
@@ -412,8 +414,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                             p.batch.in_stride[0] == matrix_bytes && p.batch.out_stride[0] == matrix_bytes;
   const std::int64_t flat_smem = batched_flat_smem(1, matrix_bytes);
   const bool flat_words = unit == 2 || unit == 4 || unit == 8;
-  const bool flat_fits =
-      flat_smem <= (flat_words ? batched_flat_max_smem_words : batched_flat_max_smem) && flat_smem <= dev.smem_optin;
+  const std::int64_t flat_max = flat_words   ? batched_flat_max_smem_words
+                                : unit == 16 ? batched_flat_max_smem_16
+                                             : batched_flat_max_smem;
+  const bool flat_fits = flat_smem <= flat_max && flat_smem <= dev.smem_optin;
   // Whole matrices per tile unless they are large enough for aligned 2-D tiles to fill at least half (vec16
   // fully fed). H100, 4096 x 100 x 100 fp32: 0.966 of memcpy as vec16 tiles (61 % filled) vs 0.807 as whole
   // matrices; 8192 x 64 x 72 fp16 (28 % filled): 0.483 vs 0.666; misaligned rows (100 x 100 fp16, u8) stay

@@ -42,10 +42,10 @@
 //   grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * batched_flat<PieceBytes, UnitBytes>: many small packed matrices (b x r x c, e.g. 65536 x 32 x 32 or
-//   1e6 x 3 x 3), or one mid-sized matrix (<= 74 KiB, 204 x 295 u8; 112 KiB of 2-8-byte units). A tile is M whole matrices,
-//   one contiguous byte range on both sides: staged with flat aligned 16-byte cp.async, gathered piecewise,
-//   stored as flat aligned 16-byte vectors (the output range is split between tiles at 16-byte boundaries,
-//   like gather16). grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
+//   1e6 x 3 x 3), or one mid-sized matrix (<= 74 KiB, 204 x 295 u8; 112 KiB of 2-8-byte units). A tile is M
+//   whole matrices, one contiguous byte range on both sides: staged with flat aligned 16-byte cp.async,
+//   gathered piecewise, stored as flat aligned 16-byte vectors (the output range is split between tiles at
+//   16-byte boundaries, like gather16). grid: 1-D over tiles; block: 256 threads; dynamic shared memory.
 //
 // * skinny<PieceBytes, UnitBytes, AosToSoa>: n x k <-> k x n with k small (AoS <-> SoA). The side with k units
 //   a row is contiguous for a whole tile (in_ld = k * U, or out_ld = k * U), so it is moved flat: AoS -> SoA
@@ -1176,6 +1176,10 @@ inline constexpr int batched_flat_max_smem = 74 * 1024;
 // -> 0.88, fp16 1284 x 176 x 297 0.72 -> 0.93. Bytes (16 loads a chunk) and pixel48's units lost at two blocks an
 // SM (u8 620 x 475 x 228 0.74 -> 0.62, rgb16 1180 x 240 x 79 0.93 -> 0.85).
 inline constexpr int batched_flat_max_smem_words = 112 * 1024;
+// 16-byte units keep the former 47 KiB: their tiles move whole units. H100, same call, flat -> tiles: c128 2338
+// x 156 x 23 0.97 -> 1.01, 2102 x 38 x 105 0.97 -> 1.01, and on five batches not used to choose it (47-67 KB
+// matrices: 1000 x 60 x 70, 1200 x 50 x 80, 900 x 77 x 41, 1500 x 33 x 97, 800 x 101 x 45) 0.88-0.95 -> 0.98-1.04.
+inline constexpr int batched_flat_max_smem_16 = 47 * 1024;
 
 /// Staged bytes a tile of M matrices of S bytes needs: its own matrices and the overhang of the first and last
 /// aligned chunks (the window's bytes in the next tile's matrix come from global memory, not the stage), in
@@ -1266,7 +1270,8 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
 #if __CUDA_ARCH__ >= 800
       if (chunk >= in_base && chunk + 16 <= in_end) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(staged_base + flat_slot<Swizzled>(16 * q, s1, s2)), "l"(chunk) : "memory");
+        const unsigned dst = staged_base + flat_slot<Swizzled>(16 * q, s1, s2);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
         continue;
       }
 #endif
@@ -1349,18 +1354,21 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
         const unsigned base = off - k;  // byte 0 of the chunk's first unit
         const unsigned next = base - rr * CU + U + (cc + 1 == C ? S32 - CU : 0u);
         const unsigned delta = next - base - left * CU;
-        flat_gather_chunk<PieceBytes, UnitBytes, Swizzled>(staged_base, s1, s2, k / PieceBytes, base, CU, left, delta, w);
+        flat_gather_chunk<PieceBytes, UnitBytes, Swizzled>(staged_base, s1, s2, k / PieceBytes, base, CU, left, delta,
+                                                           w);
       } else if (t_lo == 0 && t_hi == pieces) {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
-          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2) << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2)
+                                    << (8 * ((tp * PieceBytes) % 4));
           advance();
         }
       } else {
 #pragma unroll
         for (int tp = 0; tp < pieces; ++tp) {
           if (tp < t_lo || tp >= t_hi) continue;
-          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2) << (8 * ((tp * PieceBytes) % 4));
+          w[tp * PieceBytes / 4] |= flat_lds<PieceBytes, Swizzled>(staged_base, off, s1, s2)
+                                    << (8 * ((tp * PieceBytes) % 4));
           advance();
         }
       }
