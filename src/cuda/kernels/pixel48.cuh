@@ -99,9 +99,7 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
       skinny16_stage_chunk<false>(in_tile + i * static_cast<std::uint64_t>(p.in_ld), row_len, staged + i * S::in_pitch, q,
                                   p.in_lo, p.in_hi);
     }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+    cp_async_wait_all();
     __syncthreads();  // staged rows visible to every thread
 
     // 2. Micro-tile (h, j): staged rows 4h .. 4h + 3, bytes [48 j, 48 j + 48) -> output rows j C .. j C + C - 1,

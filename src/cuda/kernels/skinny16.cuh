@@ -69,11 +69,6 @@ __device__ __forceinline__ void lds128(unsigned addr, std::uint32_t (&w)[4]) {
   asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(w[0]), "=r"(w[1]), "=r"(w[2]), "=r"(w[3]) : "r"(addr));
 }
 
-__device__ __forceinline__ void sts128(unsigned addr, const std::uint32_t (&w)[4]) {
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
-               : "memory");
-}
-
 /// 16 bytes at byte offset `off` of a buffer of 16-byte slots (swizzled or not): one aligned load, or two and a
 /// realignment.
 template <bool Swizzled>
@@ -127,22 +122,7 @@ __device__ __forceinline__ void skinny16_stage_chunk(std::uint64_t addr, unsigne
                                                      std::uint64_t lo, std::uint64_t hi) {
   const std::uint64_t a0 = addr & ~std::uint64_t{15};
   if (q >= static_cast<unsigned>((addr + len - a0 + 15) >> 4)) return;
-  const std::uint64_t chunk = a0 + 16 * std::uint64_t{q};
-  const unsigned dst = base + 16 * (Swizzled ? skinny16_slot(q) : q);
-  if (chunk >= lo && chunk + 16 <= hi) {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
-    return;
-#else
-    const uint4 v = __ldg(reinterpret_cast<const uint4*>(chunk));
-    const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
-    sts128(dst, w);
-    return;
-#endif
-  }
-  const uint4 v = load_chunk(chunk, addr, addr + len);
-  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  sts128(dst, w);
+  stage_chunk16(a0 + 16 * std::uint64_t{q}, base + 16 * (Swizzled ? skinny16_slot(q) : q), lo, hi, addr, addr + len);
 }
 
 /// Phase 3, chunk q of the output's aligned grid over bytes [addr, addr + len), read from the logical buffer at
@@ -320,9 +300,7 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
                                     strided + i * S::row_pitch, q, p.in_lo, p.in_hi);
       }
     }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+    cp_async_wait_all();
     __syncthreads();  // staged chunks visible to every thread
 
     // Phase 2: micro-tile g = C columns x K rows, realigned from the raw buffer, permuted, stored logically.
@@ -392,9 +370,7 @@ __global__ void __launch_bounds__(skinny16_shape<UnitBytes, K>::threads)
     const unsigned len = mats * matrix_bytes;
     __syncthreads();  // the previous tile's phase 3 is done with both buffers
     for (unsigned q = threadIdx.x; q < S::packed_chunks; q += threads) skinny16_stage_chunk<true>(in_addr, len, inb, q, p.in_lo, p.in_hi);
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+    cp_async_wait_all();
     __syncthreads();  // staged chunks visible to every thread
 
     const auto m = static_cast<unsigned>(in_addr & 15);

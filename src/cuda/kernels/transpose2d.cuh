@@ -520,6 +520,35 @@ __device__ __forceinline__ chunk_vec<Bytes> load_chunk(std::uint64_t chunk, std:
   else return make_uint2(w[0], w[1]);
 }
 
+__device__ __forceinline__ void sts128(unsigned addr, const std::uint32_t (&w)[4]) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+               : "memory");
+}
+
+/// The aligned 16-byte input chunk at `chunk` to shared memory at `dst`: asynchronously (cp.async) when it lies
+/// inside the input's bytes [lo, hi), so that a block's whole stage is in flight at once, else bytewise, bytes
+/// of [keep_lo, keep_hi) only (the input's ends). cp_async_wait_all() before the barrier that publishes it.
+__device__ __forceinline__ void stage_chunk16(std::uint64_t chunk, unsigned dst, std::uint64_t lo, std::uint64_t hi,
+                                              std::uint64_t keep_lo, std::uint64_t keep_hi) {
+  if (chunk >= lo && chunk + 16 <= hi) {
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
+    return;
+#else
+    keep_lo = lo, keep_hi = hi;  // a whole 16-byte load, synchronous
+#endif
+  }
+  const uint4 v = load_chunk(chunk, keep_lo, keep_hi);
+  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  sts128(dst, w);
+}
+
+__device__ __forceinline__ void cp_async_wait_all() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /// Stores pieces [t_lo, t_hi) of the 16 bytes `w` at the aligned address `chunk`: one 16-byte store when
 /// all of them, PieceBytes-wide stores at a window's edges.
 template <int PieceBytes>
@@ -1186,7 +1215,6 @@ inline constexpr int batched_flat_max_smem_16 = 47 * 1024;
 /// whole 128-byte groups (flat_slot permutes the chunks within each).
 inline std::int64_t batched_flat_smem(std::int64_t m, std::int64_t s) { return (m * s + 32 + 127) / 128 * 128; }
 
-/// A PieceBytes-wide load from global memory (the address is PieceBytes-aligned).
 /// A piece of staged byte `at` (relative to the stage) whose 16-byte chunks are permuted within each aligned
 /// 128-byte group when Swizzled: slot = at ^ (((at >> s1) ^ (at >> s2)) & 0x70) (flat_swizzle, chosen by the
 /// dispatcher's bank model in tuning/transpose2d.hpp).
@@ -1200,6 +1228,7 @@ __device__ __forceinline__ std::uint32_t flat_lds(unsigned staged_base, unsigned
   return lds_piece<PieceBytes>(staged_base + flat_slot<Swizzled>(at, s1, s2));
 }
 
+/// A PieceBytes-wide load from global memory (the address is PieceBytes-aligned).
 template <int PieceBytes>
 __device__ __forceinline__ std::uint32_t ldg_piece(std::uint64_t addr) {
   if constexpr (PieceBytes == 4) return __ldg(reinterpret_cast<const unsigned*>(addr));
@@ -1266,20 +1295,10 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
     const unsigned chunks = static_cast<unsigned>((in_base + last - a_aligned + 15) / 16);
 
     __syncthreads();  // the previous tile's gathers are done with `staged`
-    for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads) {
-      const std::uint64_t chunk = a_aligned + 16 * std::uint64_t{q};
-#if __CUDA_ARCH__ >= 800
-      if (chunk >= in_base && chunk + 16 <= in_end) {
-        const unsigned dst = staged_base + flat_slot<Swizzled>(16 * q, s1, s2);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
-        continue;
-      }
-#endif
-      flat_staged[flat_slot<Swizzled>(16 * q, s1, s2) / 16] = load_chunk(chunk, in_base, in_end);
-    }
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
+    for (unsigned q = threadIdx.x; q < chunks; q += batched_flat_threads)
+      stage_chunk16(a_aligned + 16 * std::uint64_t{q}, staged_base + flat_slot<Swizzled>(16 * q, s1, s2), in_base,
+                    in_end, in_base, in_end);
+    cp_async_wait_all();
     __syncthreads();
 
     const std::uint64_t o_aligned = (out_base + w0) & ~std::uint64_t{15};
@@ -1291,6 +1310,24 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
     const unsigned S32 = static_cast<unsigned>(S), RU = R * U, CU = C * U;
     const unsigned stage0 = static_cast<unsigned>(a - a_aligned);
     const std::uint64_t win0 = out_base + first, own_end = out_base + last;
+    // Output byte x (relative to win0) -> its staged matrix mm, output row cc, unit rr of that row, byte k of
+    // the unit. 32-bit splits (x < (M + 1) S + 16): 64-bit divisions in the window's last chunk made its thread
+    // a straggler that cost every tile of small matrices more than its gathers (u8 21571 x 17 x 183: 0.85 ->
+    // 0.76). For one matrix a tile mm is 0 but in that chunk's bytes past the matrix.
+    struct flat_pos {
+      unsigned mm, cc, rr, k;
+    };
+    auto split = [&](unsigned x) {
+      flat_pos f;
+      f.mm = p.matrices_per_tile == 1 && x < S32 ? 0u : p.flat_matrix_div.div(x);
+      const unsigned y = x - f.mm * S32;
+      f.cc = p.flat_row_div.div(y);
+      const unsigned rem = y - f.cc * RU;
+      f.rr = UnitBytes > 0 ? rem / U : p.flat_unit_div.div(rem);
+      f.k = rem - f.rr * U;
+      return f;
+    };
+    auto staged_offset = [&](const flat_pos& f) { return f.mm * S32 + f.rr * CU + f.cc * U + f.k; };
     for (unsigned q = threadIdx.x; q < out_chunks; q += batched_flat_threads) {
       const std::uint64_t chunk = o_aligned + 16 * std::uint64_t{q};
       const std::uint64_t lo = std::max(chunk, out_base + w0), hi = std::min(chunk + 16, out_base + w1);
@@ -1299,15 +1336,10 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
       if (hi > own_end) {
         // The window's last chunk, reaching into the next tile's first matrix: piece by piece, from the stage
         // while in this tile's matrices, else straight from global memory (once a tile, <= 15 bytes).
-        // 32-bit splits (x < (M + 1) S + 16): 64-bit divisions here made this thread a straggler that
-        // cost every tile of small matrices more than its gathers (u8 21571 x 17 x 183: 0.85 -> 0.76).
         const unsigned staged_bytes = static_cast<unsigned>(last - first);
         std::uint32_t w[4] = {0, 0, 0, 0};
         for (int tp = t_lo; tp < t_hi; ++tp) {
-          const unsigned x = static_cast<unsigned>(chunk + tp * PieceBytes - win0);
-          const unsigned mm = p.flat_matrix_div.div(x), y = x - mm * S32, cc = p.flat_row_div.div(y);
-          const unsigned rem = y - cc * RU, rr = UnitBytes > 0 ? rem / U : p.flat_unit_div.div(rem);
-          const unsigned src = mm * S32 + rr * CU + cc * U + (rem - rr * U);
+          const unsigned src = staged_offset(split(static_cast<unsigned>(chunk + tp * PieceBytes - win0)));
           const std::uint32_t v = src < staged_bytes ? flat_lds<PieceBytes, Swizzled>(staged_base, stage0 + src, s1, s2)
                                                      : ldg_piece<PieceBytes>(in_base + first + src);
           w[tp * PieceBytes / 4] |= v << (8 * ((tp * PieceBytes) % 4));
@@ -1315,15 +1347,11 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
         store_chunk<PieceBytes>(chunk, t_lo, t_hi, w);
         continue;
       }
-      const unsigned x = static_cast<unsigned>(lo - win0);
-      const unsigned mm = p.matrices_per_tile == 1 ? 0u : p.flat_matrix_div.div(x);
-      const unsigned y = x - mm * S32;
-      unsigned cc = p.flat_row_div.div(y);
-      const unsigned rem = y - cc * RU;
-      const unsigned rr = UnitBytes > 0 ? rem / U : p.flat_unit_div.div(rem);
-      unsigned k = rem - rr * U;
+      const flat_pos f = split(static_cast<unsigned>(lo - win0));
+      const unsigned rr = f.rr;
+      unsigned cc = f.cc, k = f.k;
       // Staged offset of the current piece, units left in the current output row.
-      unsigned off = stage0 + mm * S32 + rr * CU + cc * U + k;
+      unsigned off = stage0 + staged_offset(f);
       unsigned left = R - rr;
       std::uint32_t w[4] = {0, 0, 0, 0};
       // Next piece: the next byte of the unit, else the same column of the next input row, else (output row

@@ -200,39 +200,61 @@ struct flat_swizzle {
 /// Warp-wide piece loads batched_flat_wavefronts samples: two in each of six warps spread over a tile.
 inline constexpr int batched_flat_sampled_loads = 12;
 
-/// Shared-memory wavefronts of batched_flat's whole-chunk gathers on sample warps of a tile of M matrices of
-/// R x C units of U bytes (pieces of `piece` bytes), the stage starting `stage0` bytes into its first chunk
-/// and the output window `out_phase` bytes past a 16-byte boundary: each warp-wide piece load costs the
-/// largest number of distinct 4-byte words one bank serves.
-inline long long batched_flat_wavefronts(long long R, long long C, long long U, int piece, long long M,
-                                         unsigned stage0, unsigned out_phase, flat_swizzle sw) {
+/// The staged byte offsets batched_flat's whole-chunk gathers read on sample warps of a tile of M matrices of
+/// R x C units of U bytes (pieces of `piece` bytes), the stage starting `stage0` bytes into its first chunk and
+/// the output window `out_phase` bytes past a 16-byte boundary: per sampled warp-wide load, each lane's offset
+/// (edge chunks are not modelled: fewer lanes).
+struct flat_gather_sample {
+  std::array<std::array<unsigned, 32>, batched_flat_sampled_loads> at{};
+  std::array<int, batched_flat_sampled_loads> lanes{};
+};
+
+inline flat_gather_sample batched_flat_sample(long long R, long long C, long long U, int piece, long long M,
+                                              unsigned stage0, unsigned out_phase) {
   const long long S = R * C * U, RU = R * U, CU = C * U, tile = M * S;
   const long long out_chunks = (tile + out_phase + 15) / 16;
   const long long warps = (out_chunks + 31) / 32;
   const int pieces = 16 / piece;
   constexpr int samples = batched_flat_sampled_loads / 2;
-  long long total = 0;
+  flat_gather_sample g;
+  int load = 0;
   for (int k = 0; k < samples; ++k) {
     const long long w = warps * k / samples;
     for (int tp : {0, pieces / 2 + 1 < pieces ? pieces / 2 + 1 : 0}) {
-      std::array<unsigned, 32> words{};
-      int n = 0;
+      int& n = g.lanes[load];
       for (int lane = 0; lane < 32; ++lane) {
         const long long rel = 16 * (32 * w + lane) - out_phase;  // the chunk's first byte in the window
-        if (rel < 0 || rel + 16 > tile) continue;                 // edge chunks: not modelled
+        if (rel < 0 || rel + 16 > tile) continue;
         const long long y = rel + tp * piece, mm = y / S, r = y % S, cc = r / RU, rem = r % RU;
-        const long long at = stage0 + mm * S + (rem / U) * CU + cc * U + rem % U;
-        words[n++] = sw.slot(static_cast<unsigned>(at)) >> 2;
+        g.at[load][n++] = static_cast<unsigned>(stage0 + mm * S + (rem / U) * CU + cc * U + rem % U);
       }
-      std::sort(words.begin(), words.begin() + n);
-      n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
-      std::array<int, 32> per_bank{};
-      int worst = 0;
-      for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] & 31]);
-      total += worst;
+      ++load;
     }
   }
+  return g;
+}
+
+/// Shared-memory wavefronts of the sampled loads with the stage permuted by `sw`: each warp-wide load costs the
+/// largest number of distinct 4-byte words one bank serves.
+inline long long batched_flat_wavefronts(const flat_gather_sample& g, flat_swizzle sw) {
+  long long total = 0;
+  for (int load = 0; load < batched_flat_sampled_loads; ++load) {
+    std::array<unsigned, 32> words{};
+    int n = g.lanes[load];
+    for (int i = 0; i < n; ++i) words[i] = sw.slot(g.at[load][i]) >> 2;
+    std::sort(words.begin(), words.begin() + n);
+    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
+    std::array<int, 32> per_bank{};
+    int worst = 0;
+    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] & 31]);
+    total += worst;
+  }
   return total;
+}
+
+inline long long batched_flat_wavefronts(long long R, long long C, long long U, int piece, long long M,
+                                         unsigned stage0, unsigned out_phase, flat_swizzle sw) {
+  return batched_flat_wavefronts(batched_flat_sample(R, C, U, piece, M, stage0, out_phase), sw);
 }
 
 /// The stage swizzle for batched_flat (see above). The hash costs ~4 instructions a piece, and conflicts only
@@ -243,7 +265,9 @@ inline long long batched_flat_wavefronts(long long R, long long C, long long U, 
 /// not pay for the hash either (u8 65 x 194: 2.0 -> 1.4 a chunk, 0.71 -> 0.66).
 inline flat_swizzle choose_batched_flat_swizzle(long long R, long long C, long long U, int piece, long long M,
                                                 unsigned stage0, unsigned out_phase) {
-  const long long plain = batched_flat_wavefronts(R, C, U, piece, M, stage0, out_phase, flat_swizzle{});
+  // Sampled once: the candidates only permute the same offsets.
+  const flat_gather_sample sample = batched_flat_sample(R, C, U, piece, M, stage0, out_phase);
+  const long long plain = batched_flat_wavefronts(sample, flat_swizzle{});
   flat_swizzle best{};
   long long best_cost = plain;
   // (s1, 24): one field, at >> 24 is 0 in any stage. The set: the winners of an exhaustive search (s1 in 2..10,
@@ -252,7 +276,7 @@ inline flat_swizzle choose_batched_flat_swizzle(long long R, long long C, long l
                                           {6, 10}, {7, 11}, {8, 10}, {8, 12}, {9, 11}, {9, 13}, {10, 12}};
   for (const auto& c : candidates) {
     const flat_swizzle sw{true, c[0], c[1]};
-    const long long cost = batched_flat_wavefronts(R, C, U, piece, M, stage0, out_phase, sw);
+    const long long cost = batched_flat_wavefronts(sample, sw);
     if (cost < best_cost) best_cost = cost, best = sw;
   }
   // The model's cost is a sum over batched_flat_sampled_loads warp-wide loads of one piece each; a chunk takes
