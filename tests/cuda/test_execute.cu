@@ -628,6 +628,13 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
         check(problem{{6, 4, 7, 11, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, in_shift * e, out_shift * e);
       }
   for (std::int64_t e : {1, 2}) check(problem{{30, 4, 6, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, 3 * e, 5 * e);
+  // box16's stage pitch padded by 8, 12 and 4 bytes (box16_in_pitch: runs of 448, 140 and 320 bytes), at every
+  // phase of the input's 16-byte grid.
+  for (std::size_t in_shift : {0, 5, 12}) {
+    check(problem{{300, 16, 3, 64, 7}, {0, 2, 4, 3, 1}, 1, {}, {}}, in_shift, 0);
+    check(problem{{300, 45, 60, 7}, {0, 2, 3, 1}, 1, {}, {}}, in_shift, 3);
+    check(problem{{300, 24, 24, 40}, {0, 3, 2, 1}, 1, {}, {}}, in_shift, 9);
+  }
   // A padded input view (strides with gaps) through a box.
   std::vector<std::int64_t> strides(5);
   const std::vector<std::int64_t> shape = {7, 9, 85, 5, 44};

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <string>
@@ -11,6 +12,7 @@
 #include "common/box_simulation.hpp"
 #include "common/reference.hpp"
 #include "common/test_seed.hpp"
+#include "cuda/tuning/box.hpp"
 #include "plan/box.hpp"
 #include "xpose/xpose.hpp"
 
@@ -150,3 +152,61 @@ TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
 }
 
 }  // namespace
+
+namespace {
+
+xpose::detail::box_plan box_of(const problem& p, std::int64_t cap) {
+  auto plan = xpose::make_plan(p);
+  EXPECT_TRUE(plan) << plan.error();
+  xpose::detail::box_plan b;
+  EXPECT_TRUE(plan && xpose::detail::make_box(plan->geometry(), b, cap)) << p;
+  return b;
+}
+
+}  // namespace
+
+TEST(Box, SharedMemoryWavefrontsCountTheBusiestBank) {
+  using xpose::detail::box_wavefronts;
+  std::vector<std::int64_t> w(32);
+  for (int i = 0; i < 32; ++i) w[i] = i;  // 32 consecutive words: every bank once
+  EXPECT_EQ(box_wavefronts(w.data(), 32), 1);
+  for (int i = 0; i < 32; ++i) w[i] = 7;  // one word for all: a broadcast
+  EXPECT_EQ(box_wavefronts(w.data(), 32), 1);
+  for (int i = 0; i < 32; ++i) w[i] = 32 * i;  // one bank, 32 words
+  EXPECT_EQ(box_wavefronts(w.data(), 32), 32);
+  for (int i = 0; i < 32; ++i) w[i] = 16 * i;  // two banks
+  EXPECT_EQ(box_wavefronts(w.data(), 32), 16);
+}
+
+TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
+  using xpose::detail::box16_in_pitch;
+  const std::int64_t cap = xpose::detail::box_volume_limit(1);
+  // 45 runs of 180 bytes, read across in output order: a plain pitch of 192 bytes puts 16 runs in one bank.
+  const auto crossing = box_of(problem{{45, 36, 29, 5, 57, 5}, {5, 1, 2, 3, 4, 0}, 1, {}, {}}, cap);
+  const std::int64_t plain = (crossing.in_run + 15) / 16 * 16;
+  ASSERT_GT(crossing.volume / crossing.in_run, 1);
+  const unsigned padded = box16_in_pitch(crossing);
+  EXPECT_GT(padded, plain);
+  EXPECT_LT(padded, plain + 16);
+  EXPECT_EQ(padded % 4, 0u);
+  // One input run a box (u8 738x7x5x371x7 axes 4,0,2,1,3: 371 x 7 elements contiguous in the input): nothing
+  // to spread, the plain pitch.
+  const auto single = box_of(problem{{738, 7, 5, 371, 7}, {4, 0, 2, 1, 3}, 1, {}, {}}, cap);
+  ASSERT_EQ(single.volume, single.in_run);
+  EXPECT_EQ(box16_in_pitch(single), static_cast<unsigned>((single.in_run + 15) / 16 * 16));
+  // Every box of the GPU tests' shapes gets a pitch that holds its run and keeps 4-byte stores aligned.
+  for (const auto& [shape, axes] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
+           {{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}},
+           {{6, 4, 7, 11, 2, 40}, {2, 3, 1, 4, 5, 0}},
+           {{3, 16, 7, 3, 14, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}},
+           {{30, 4, 6, 220, 2, 40}, {2, 3, 1, 4, 5, 0}}}) {
+    const auto b = box_of(problem{shape, axes, 1, {}, {}}, cap);
+    const unsigned pitch = box16_in_pitch(b);
+    const std::int64_t base = (b.in_run + 15) / 16 * 16;
+    EXPECT_GE(pitch, base);
+    EXPECT_LT(pitch, base + 16);
+    EXPECT_EQ(pitch % 4, 0u);
+    std::printf("box16 pitch: volume %lld, %lld runs of %lld bytes: %u\n", static_cast<long long>(b.volume),
+                static_cast<long long>(b.volume / b.in_run), static_cast<long long>(b.in_run), pitch);
+  }
+}

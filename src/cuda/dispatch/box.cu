@@ -2,6 +2,7 @@
 // Called from launch_transpose2d for geometries the tile kernels would move in tiles with a side under 128
 // bytes, when make_box finds a box with at least twice their shorter run.
 #include <algorithm>
+#include <array>
 #include <climits>
 
 #include "cuda/dispatch/launch.hpp"
@@ -70,15 +71,38 @@ int access_bytes(const box_plan& b, bool input, std::uintptr_t base) {
 }
 
 // box16's shared-memory layout for a box of 1- or 2-byte units.
-box16_layout box16_layout_of(const box_plan& b, unsigned group) {
+box16_layout box16_layout_of(const box_plan& b, unsigned group, unsigned in_pitch) {
   const auto V = static_cast<unsigned>(b.volume), U = static_cast<unsigned>(b.unit_bytes);
   const auto in_run = static_cast<unsigned>(b.in_run), out_run = static_cast<unsigned>(b.out_run);
-  return make_box16_layout(V, U, V / in_run, (in_run * U + 15) / 16, V / out_run, group);
+  return make_box16_layout(V, U, V / in_run, in_pitch, V / out_run, group);
+}
+
+// box16_in_pitch for the last few box shapes (the model decodes ~2000 indices: ~10-30 us of host time).
+unsigned box16_pitch(const box_plan& b) {
+  struct entry {
+    box_plan b;
+    unsigned pitch = 0;
+  };
+  auto same = [](const box_plan& x, const box_plan& y) {
+    if (x.unit_bytes != y.unit_bytes || x.rank != y.rank || x.volume != y.volume) return false;
+    for (int k = 0; k < x.rank; ++k)
+      if (x.axis[k].extent != y.axis[k].extent || x.axis[k].in_stride != y.axis[k].in_stride ||
+          x.axis[k].out_stride != y.axis[k].out_stride || x.out_order[k] != y.out_order[k])
+        return false;
+    return true;
+  };
+  thread_local std::array<entry, 8> cache{};
+  thread_local unsigned next = 0;
+  for (const entry& e : cache)
+    if (e.pitch != 0 && same(e.b, b)) return e.pitch;
+  const unsigned pitch = box16_in_pitch(b);
+  cache[next++ % cache.size()] = entry{b, pitch};
+  return pitch;
 }
 
 // Boxes box16 stages together: enough that each phase has >= 2 items a thread (a box of 1428 bytes has 90
 // input chunks for 256 threads), at most box16_max_group, within box16_group_smem.
-unsigned box16_group(const box_plan& b) {
+unsigned box16_group(const box_plan& b, unsigned in_pitch) {
   const std::int64_t U = b.unit_bytes;
   const std::int64_t in_items = b.volume / b.in_run * ((b.in_run * U + 15) / 16);
   const std::int64_t out_items = b.volume / b.out_run * ((b.out_run * U + 30) / 16);
@@ -87,7 +111,7 @@ unsigned box16_group(const box_plan& b) {
   std::int64_t boxes = 1;
   for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
   g = std::min<std::int64_t>(g, std::max<std::int64_t>(1, boxes));
-  while (g > 1 && box16_layout_of(b, static_cast<unsigned>(g)).bytes > box16_group_smem) --g;
+  while (g > 1 && box16_layout_of(b, static_cast<unsigned>(g), in_pitch).bytes > box16_group_smem) --g;
   return static_cast<unsigned>(g);
 }
 
@@ -105,6 +129,7 @@ box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
   p.rank = b.rank;
   for (int k = 0; k < b.rank; ++k) {
     p.extent[k] = static_cast<unsigned>(b.axis[k].extent);
+    p.extent_div[k] = div32(p.extent[k]);
     p.in_stride[k] = static_cast<unsigned>(b.axis[k].in_stride);
     p.out_stride[k] = static_cast<unsigned>(b.axis[k].out_stride);
     p.out_order[k] = b.out_order[k];
@@ -133,8 +158,9 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || !box16_applies(b))
     return status(status_code::internal, "box16: larger than the kernel's tables");
   box_params p = box_params_of(b, d_in, d_out);
-  const unsigned group = box16_group(b);
-  const box16_layout l = box16_layout_of(b, group);
+  p.in_pitch = box16_pitch(b);
+  const unsigned group = box16_group(b, p.in_pitch);
+  const box16_layout l = box16_layout_of(b, group, p.in_pitch);
   p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
   p.in_hi = p.in_lo + static_cast<std::uint64_t>(in_span);
   p.in_run = static_cast<unsigned>(b.in_run);
@@ -152,21 +178,24 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.words_div = div32(p.words);
   const int smem = static_cast<int>(l.bytes);
   const unsigned grid = box_grid((p.boxes + group - 1) / group, smem, dev);
-  if (b.unit_bytes == 1) {
-    if (status s = allow_dynamic_smem(box16_kernel<1>, smem, "box16 shared-memory opt-in"); !s) return s;
-    box16_kernel<1><<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p, l);
-  } else {
-    return status(status_code::internal, "box16: only 1-byte units");
-  }
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box16 launch");
-  return status::ok();
+  if (b.unit_bytes != 1) return status(status_code::internal, "box16: only 1-byte units");
+  auto run = [&](auto kernel) {
+    if (status s = allow_dynamic_smem(kernel, smem, "box16 shared-memory opt-in"); !s) return s;
+    kernel<<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p, l);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box16 launch");
+    return status::ok();
+  };
+  if (p.in_pitch % 16 == 0) return run(box16_kernel<1, 16>);
+  if (p.in_pitch % 8 == 0) return run(box16_kernel<1, 8>);
+  return run(box16_kernel<1, 4>);
 }
 
 }  // namespace
 
 bool box_fits(const box_plan& b, const device_info& dev) {
   if (box16_applies(b)) {
-    const box16_layout l = box16_layout_of(b, box16_group(b));
+    const unsigned pitch = box16_pitch(b);
+    const box16_layout l = box16_layout_of(b, box16_group(b, pitch), pitch);
     return l.bytes <= static_cast<unsigned>(dev.smem_optin) && l.stage_in_box < 65536;  // src is 16-bit
   }
   return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes)) <= dev.smem_optin;

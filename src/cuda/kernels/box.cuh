@@ -34,6 +34,7 @@ struct box_params {
   unsigned char* out;
   int rank = 0;                                // box axes, input order (fastest first)
   unsigned extent[box_max_rank] = {};
+  div32 extent_div[box_max_rank];              // for the tables (indices < volume < 2^16: div32 is exact)
   unsigned in_stride[box_max_rank] = {};       // bytes (the box spans < 2^31 bytes on each side)
   unsigned out_stride[box_max_rank] = {};
   int out_order[box_max_rank] = {};            // box axes by ascending output stride
@@ -44,20 +45,21 @@ struct box_params {
   std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
   unsigned in_run = 1, out_run = 1;            // elements contiguous in the input / output (b.in_run, b.out_run)
   unsigned in_chunks = 1, out_chunks = 1;      // 16-byte chunks an input run is staged in; an output run spans
+  unsigned in_pitch = 16;                      // stage bytes from one input run to the next (box16_in_pitch)
   unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
   unsigned in_items = 1, out_items = 1, words = 1;  // a box's input chunks, output chunks, 4-byte stage words
   div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, words_div;
 };
 
 /// box16's dynamic shared memory (byte offsets): src (2 bytes an element), the input and output runs' offsets
-/// (4 bytes a run), the staged input runs (each from a 16-byte boundary) and the output in output order (packed,
-/// 16 bytes of margin before and 48 after for the realigning reads).
+/// (4 bytes a run), the staged input runs (`in_pitch` bytes apart, a multiple of 4: box16_in_pitch) and the
+/// output in output order (packed, 16 bytes of margin before and 48 after for the realigning reads).
 struct box16_layout {
   unsigned src = 0, in_runs = 0, out_runs = 0, bases = 0, stage_in = 0, stage_out = 0, bytes = 0;
   unsigned stage_in_box = 0, stage_out_box = 0;  // bytes a box of the group
 };
 
-inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsigned in_runs, unsigned in_chunks,
+inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsigned in_runs, unsigned in_pitch,
                                       unsigned out_runs, unsigned group) {
   box16_layout l;
   l.src = 0;
@@ -65,7 +67,7 @@ inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsi
   l.out_runs = l.in_runs + 4 * in_runs;
   l.bases = (l.out_runs + 4 * out_runs + 15) / 16 * 16;  // the group's boxes' input and output addresses
   l.stage_in = l.bases + 16 * group;
-  l.stage_in_box = 16 * in_runs * in_chunks;
+  l.stage_in_box = (in_pitch * in_runs + 15) / 16 * 16;
   l.stage_out_box = (volume * unit_bytes + 64 + 15) / 16 * 16;
   l.stage_out = l.stage_in + group * l.stage_in_box;
   l.bytes = l.stage_out + group * l.stage_out_box;
@@ -90,29 +92,25 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned rest = i, off = 0;
     for (int k = 0; k < p.rank; ++k) {
-      const unsigned d = rest % p.extent[k];
-      rest /= p.extent[k];
-      off += d * p.in_stride[k];
+      const unsigned q = p.extent_div[k].div(rest);
+      off += (rest - q * p.extent[k]) * p.in_stride[k];
+      rest = q;
     }
     in_off[i] = off;
+    // Output-order element i: its digits, its output offset and its input-order index (the digits weighted by
+    // the input-order radix).
     rest = i;
     unsigned o_off = 0;
-    for (int j = 0; j < p.rank; ++j) {
-      const int k = p.out_order[j];
-      const unsigned d = rest % p.extent[k];
-      rest /= p.extent[k];
-      o_off += d * p.out_stride[k];
-    }
-    out_off[i] = o_off;
-    // Input-order index of output-order element i: its digits weighted by the input-order radix.
-    unsigned in_index = 0, weight = 1;
-    rest = i;
     unsigned digit[box_max_rank];
     for (int j = 0; j < p.rank; ++j) {
       const int k = p.out_order[j];
-      digit[k] = rest % p.extent[k];
-      rest /= p.extent[k];
+      const unsigned q = p.extent_div[k].div(rest);
+      digit[k] = rest - q * p.extent[k];
+      rest = q;
+      o_off += digit[k] * p.out_stride[k];
     }
+    out_off[i] = o_off;
+    unsigned in_index = 0, weight = 1;
     for (int k = 0; k < p.rank; ++k) {
       in_index += digit[k] * weight;
       weight *= p.extent[k];
@@ -165,16 +163,20 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
 /// accesses whatever the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved
 /// 2 and 4 bytes an access there). Per box:
 /// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
-///    input view), realigned in registers (realign), and staged from a 16-byte boundary: run r's element j at
-///    stage_in[16 in_chunks r + U j], so src[o] — that byte offset for the o-th element in output order — is a
-///    table built once per block;
+///    input view), realigned in registers (realign), and staged at a fixed pitch: run r's element j at
+///    stage_in[in_pitch r + U j], so src[o] — that byte offset for the o-th element in output order — is a
+///    table built once per block. The pitch (box16_in_pitch, tuning/box.hpp) is 16 x the run's chunks, plus 4,
+///    8 or 12 bytes when the gather below would otherwise meet bank conflicts across runs (the chunks are then
+///    stored as 4- or 8-byte words);
 /// 2. the elements are gathered in output order into stage_out, packed, 4 bytes a store;
 /// 3. each output run is stored on the output's 16-byte grid: a chunk's 16 bytes realigned from two stage
 ///    words, one vector store inside the run, byte ranges at its ends (store_byte_range), so no other run's
 ///    bytes are touched.
 /// Shared memory: 2 bytes of tables an element plus about twice the box's data (box16_layout).
-template <int UnitBytes>
+/// StageBytes: the stores of a staged chunk, 16 on the plain pitch, else 8 or 4 (the pitch's alignment).
+template <int UnitBytes, int StageBytes>
 __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_params p, const box16_layout l) {
+  static_assert(StageBytes == 16 || StageBytes == 8 || StageBytes == 4, "16-, 8- or 4-byte stage stores");
   using word = typename word_type<UnitBytes>::type;
   constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
   extern __shared__ uint4 box_smem[];
@@ -185,13 +187,14 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   unsigned char* stage_in = base + l.stage_in;
   unsigned char* stage_out = base + l.stage_out;
   const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
-  const unsigned in_pitch = 16 * p.in_chunks;  // stage_in bytes a run
+  const unsigned in_pitch = p.in_pitch;  // stage_in bytes a run
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned rest = i, off = 0;
     if (i % in_run == 0) {  // input-order element i starts run i / in_run
       for (int k = 0; k < p.rank; ++k) {
-        off += rest % p.extent[k] * p.in_stride[k];
-        rest /= p.extent[k];
+        const unsigned q = p.extent_div[k].div(rest);
+        off += (rest - q * p.extent[k]) * p.in_stride[k];
+        rest = q;
       }
       in_run_off[i / in_run] = off;
     }
@@ -201,8 +204,9 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
     off = 0;
     for (int j = 0; j < p.rank; ++j) {
       const int k = p.out_order[j];
-      digit[k] = rest % p.extent[k];
-      rest /= p.extent[k];
+      const unsigned q = p.extent_div[k].div(rest);
+      digit[k] = rest - q * p.extent[k];
+      rest = q;
       off += digit[k] * p.out_stride[k];
     }
     if (i % out_run == 0) out_run_off[i / out_run] = off;
@@ -231,15 +235,17 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
     const unsigned in_total = G * p.in_items;
     for (unsigned it0 = threadIdx.x; it0 < in_total; it0 += batch * threads) {
       uint4 lo[batch], hi[batch];
-      unsigned mis[batch];
+      unsigned mis[batch], dst[batch];
 #pragma unroll
       for (int s = 0; s < batch; ++s) {
         const unsigned it = it0 + s * threads;
         lo[s] = hi[s] = make_uint4(0, 0, 0, 0);
         mis[s] = 0;
+        dst[s] = 16 * it;  // the plain pitch: box g's run r, chunk k at 16 it
         if (it >= in_total) continue;
         const unsigned g = p.in_items_div.div(it), item = it - g * p.in_items;
         const unsigned r = p.in_chunks_div.div(item), k = item - r * p.in_chunks;
+        if constexpr (StageBytes != 16) dst[s] = g * l.stage_in_box + r * in_pitch + 16 * k;
         const std::uint64_t box_in = bases[g];
         if (box_in == 0) continue;
         const std::uint64_t a = box_in + in_run_off[r] + 16 * k;
@@ -255,7 +261,16 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
         const std::uint32_t x[4] = {lo[s].x, lo[s].y, lo[s].z, lo[s].w}, y[4] = {hi[s].x, hi[s].y, hi[s].z, hi[s].w};
         std::uint32_t w[4];
         realign(x, y, mis[s], w);
-        *reinterpret_cast<uint4*>(stage_in + 16 * it) = make_uint4(w[0], w[1], w[2], w[3]);  // box g's at 16 in_items g
+        unsigned char* d = stage_in + dst[s];
+        if constexpr (StageBytes == 16) {
+          *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
+        } else if constexpr (StageBytes == 8) {
+          reinterpret_cast<uint2*>(d)[0] = make_uint2(w[0], w[1]);
+          reinterpret_cast<uint2*>(d)[1] = make_uint2(w[2], w[3]);
+        } else {
+#pragma unroll
+          for (int q = 0; q < 4; ++q) reinterpret_cast<std::uint32_t*>(d)[q] = w[q];
+        }
       }
     }
     __syncthreads();  // stage_in complete

@@ -1,6 +1,13 @@
 // Tuning of the box family (kernels/box.cuh, dispatch/box.cu; box shapes: plan/box.hpp).
 #pragma once
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "plan/box.hpp"
+
 namespace xpose::detail {
 
 struct box_policy {
@@ -19,5 +26,100 @@ struct box_policy {
 /// a block may then take.
 inline constexpr long long box16_max_group = 16;
 inline constexpr unsigned box16_group_smem = 64 * 1024;
+
+/// Shared-memory wavefronts of one warp-wide access: the most distinct 4-byte words any bank serves (lanes
+/// reading the same word share it). `words` holds the word index of each active lane's access.
+inline int box_wavefronts(const std::int64_t* words, int n) {
+  std::array<std::int64_t, 32 * 4> seen{};
+  std::array<int, 32> count{};
+  int used = 0, worst = 0;
+  for (int i = 0; i < n; ++i) {
+    bool dup = false;
+    for (int j = 0; j < used && !dup; ++j) dup = seen[static_cast<std::size_t>(j)] == words[i];
+    if (dup) continue;
+    seen[static_cast<std::size_t>(used++)] = words[i];
+    worst = std::max(worst, ++count[static_cast<std::size_t>(words[i] % 32)]);
+  }
+  return worst;
+}
+
+/// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
+/// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order; when consecutive output
+/// elements come from different input runs (u8 45x36x29x5x57x5 axes 5,1,2,3,4,0: 45 runs of 180 bytes at a
+/// 192-byte pitch), a pitch that is a multiple of 128 bytes, or of 64, puts them in one or two banks — 16-way
+/// conflicts. A pad of 4 bytes spreads them over all 32 banks, but the staging stores, 16-byte vectors on a
+/// plain pitch, then go out as four 4-byte stores (8-byte pads: two 8-byte ones). The model counts the
+/// wavefronts of both phases on sampled warps of one box and takes the pitch with the fewest (ties: the
+/// smaller pad). Host code (tested in tests/host), run on each launch of a box16 shape (~2000 decodes).
+inline unsigned box16_in_pitch(const box_plan& b) {
+  const std::int64_t U = b.unit_bytes, V = b.volume, R = b.in_run;
+  const std::int64_t chunks = (R * U + 15) / 16, runs = V / R, plain = 16 * chunks;
+  if (runs <= 1 || U > 4) return static_cast<unsigned>(plain);
+  std::array<std::int64_t, 2 * max_canonical_rank> weight{};  // input-order index weights
+  std::int64_t w = 1;
+  for (int k = 0; k < b.rank; ++k) {
+    weight[static_cast<std::size_t>(k)] = w;
+    w *= b.axis[static_cast<std::size_t>(k)].extent;
+  }
+  auto in_index = [&](std::int64_t o) {  // input-order index of output-order element o
+    std::int64_t idx = 0;
+    for (int j = 0; j < b.rank; ++j) {
+      const auto k = static_cast<std::size_t>(b.out_order[static_cast<std::size_t>(j)]);
+      idx += o % b.axis[k].extent * weight[k];
+      o /= b.axis[k].extent;
+    }
+    return idx;
+  };
+  constexpr std::int64_t max_samples = 16;
+  // The gather: 4-byte words of output, 4 / U elements each, word wi to thread wi (a warp: 32 words).
+  const std::int64_t per_word = 4 / U, words = (V * U + 3) / 4, warps2 = (words + 31) / 32;
+  const std::int64_t samples2 = std::min(warps2, max_samples);
+  std::vector<std::int64_t> gathered;  // per sampled warp, per element of a word, per lane: input index or -1
+  for (std::int64_t s = 0; s < samples2; ++s) {
+    const std::int64_t warp = s * warps2 / samples2;
+    for (std::int64_t e = 0; e < per_word; ++e)
+      for (std::int64_t lane = 0; lane < 32; ++lane) {
+        const std::int64_t o = (32 * warp + lane) * per_word + e;
+        gathered.push_back(o < V ? in_index(o) : -1);
+      }
+  }
+  // The staging stores: item it = (run, chunk), 16 bytes a thread.
+  const std::int64_t items = runs * chunks, warps1 = (items + 31) / 32, samples1 = std::min(warps1, max_samples);
+  std::int64_t best_pad = 0;
+  double best = -1;
+  std::array<std::int64_t, 32 * 4> word{};
+  for (const std::int64_t pad : {0, 4, 8, 12}) {
+    const std::int64_t P = plain + pad;
+    double gather = 0, stage = 0;
+    for (std::int64_t s = 0; s < samples2 * per_word; ++s) {
+      int n = 0;
+      for (std::int64_t lane = 0; lane < 32; ++lane) {
+        const std::int64_t i = gathered[static_cast<std::size_t>(32 * s + lane)];
+        if (i >= 0) word[static_cast<std::size_t>(n++)] = (i / R * P + i % R * U) / 4;
+      }
+      gather += box_wavefronts(word.data(), n);
+    }
+    const std::int64_t vec_words = P % 16 == 0 ? 4 : P % 8 == 0 ? 2 : 1;  // words a store instruction
+    const std::int64_t lanes_a_phase = 32 / vec_words;                   // lanes served together (128 bytes)
+    for (std::int64_t s = 0; s < samples1; ++s) {
+      const std::int64_t warp = s * warps1 / samples1;
+      for (std::int64_t first = 0; first < 4; first += vec_words)  // the store instructions of a chunk
+        for (std::int64_t ph = 0; ph < 32; ph += lanes_a_phase) {
+          int n = 0;
+          for (std::int64_t lane = ph; lane < ph + lanes_a_phase; ++lane) {
+            const std::int64_t it = 32 * warp + lane;
+            if (it >= items) continue;
+            const std::int64_t a = it / chunks * P + it % chunks * 16;
+            for (std::int64_t q = first; q < first + vec_words; ++q) word[static_cast<std::size_t>(n++)] = a / 4 + q;
+          }
+          if (n > 0) stage += box_wavefronts(word.data(), n);
+        }
+    }
+    const double cost = gather * static_cast<double>(warps2) / static_cast<double>(samples2) +
+                        stage * static_cast<double>(warps1) / static_cast<double>(samples1);
+    if (best < 0 || cost < best) best = cost, best_pad = pad;
+  }
+  return static_cast<unsigned>(plain + best_pad);
+}
 
 }  // namespace xpose::detail
