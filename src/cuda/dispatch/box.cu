@@ -170,12 +170,12 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.group = group;
   p.in_items = static_cast<unsigned>(b.volume / b.in_run) * p.in_chunks;
   p.out_items = static_cast<unsigned>(b.volume / b.out_run) * p.out_chunks;
-  p.words = static_cast<unsigned>((b.volume * b.unit_bytes + 3) / 4);
+  p.quads = static_cast<unsigned>((b.volume + 15) / 16);
   p.in_chunks_div = div32(p.in_chunks);
   p.out_chunks_div = div32(p.out_chunks);
   p.in_items_div = div32(p.in_items);
   p.out_items_div = div32(p.out_items);
-  p.words_div = div32(p.words);
+  p.quads_div = div32(p.quads);
   const int smem = static_cast<int>(l.bytes);
   const unsigned grid = box_grid((p.boxes + group - 1) / group, smem, dev);
   if (b.unit_bytes != 1) return status(status_code::internal, "box16: only 1-byte units");

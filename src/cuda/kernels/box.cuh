@@ -47,8 +47,8 @@ struct box_params {
   unsigned in_chunks = 1, out_chunks = 1;      // 16-byte chunks an input run is staged in; an output run spans
   unsigned in_pitch = 16;                      // stage bytes from one input run to the next (box16_in_pitch)
   unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
-  unsigned in_items = 1, out_items = 1, words = 1;  // a box's input chunks, output chunks, 4-byte stage words
-  div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, words_div;
+  unsigned in_items = 1, out_items = 1, quads = 1;  // a box's input chunks, output chunks, 16-element groups
+  div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, quads_div;
 };
 
 /// box16's dynamic shared memory (byte offsets): src (2 bytes an element), the input and output runs' offsets
@@ -158,8 +158,8 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
   }
 }
 
-/// box16<UnitBytes> (1- and 2-byte units; dispatch/box.cu launches it for 1-byte units only — the 2-byte build
-/// passed the GPU tests but ran 0.02-0.04 below box_kernel): the box of box_kernel with 16-byte aligned global
+/// box16<UnitBytes> (1-byte units; a 2-byte build passed the GPU tests but ran 0.02-0.04 below box_kernel, and
+/// was dropped): the box of box_kernel with 16-byte aligned global
 /// accesses whatever the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved
 /// 2 and 4 bytes an access there). Per box:
 /// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
@@ -168,7 +168,7 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
 ///    table built once per block. The pitch (box16_in_pitch, tuning/box.hpp) is 16 x the run's chunks, plus 4,
 ///    8 or 12 bytes when the gather below would otherwise meet bank conflicts across runs (the chunks are then
 ///    stored as 4- or 8-byte words);
-/// 2. the elements are gathered in output order into stage_out, packed, 4 bytes a store;
+/// 2. the elements are gathered in output order into stage_out, packed, 16 bytes a store;
 /// 3. each output run is stored on the output's 16-byte grid: a chunk's 16 bytes realigned from two stage
 ///    words, one vector store inside the run, byte ranges at its ends (store_byte_range), so no other run's
 ///    bytes are touched.
@@ -176,8 +176,8 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
 /// StageBytes: the stores of a staged chunk, 16 on the plain pitch, else 8 or 4 (the pitch's alignment).
 template <int UnitBytes, int StageBytes>
 __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_params p, const box16_layout l) {
+  static_assert(UnitBytes == 1, "box16 moves 1-byte units");
   static_assert(StageBytes == 16 || StageBytes == 8 || StageBytes == 4, "16-, 8- or 4-byte stage stores");
-  using word = typename word_type<UnitBytes>::type;
   constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
   extern __shared__ uint4 box_smem[];
   auto* base = reinterpret_cast<unsigned char*>(box_smem);
@@ -274,31 +274,30 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
       }
     }
     __syncthreads();  // stage_in complete
-    // 2. output order, packed: box g's element o at stage_out[stage_out_box g + 16 + o U], 4 bytes a store.
-    constexpr unsigned per_word = 4 / UnitBytes;
-    const unsigned words_total = G * p.words;
-    for (unsigned wi = threadIdx.x; wi < words_total; wi += threads) {
-      const unsigned g = p.words_div.div(wi), w = wi - g * p.words;
-      const unsigned o = w * per_word;
+    // 2. output order, packed: box g's element o at stage_out[stage_out_box g + 16 + o], 16 elements a thread
+    //    (two 16-byte loads of src, 16 byte gathers, one 16-byte store; 4 elements a thread took ~13
+    //    instructions a byte, over 40 % of the kernel's, on index math).
+    const unsigned quads_total = G * p.quads;
+    for (unsigned qi = threadIdx.x; qi < quads_total; qi += threads) {
+      const unsigned g = p.quads_div.div(qi), q = qi - g * p.quads;
+      const unsigned o = 16 * q;
       const unsigned char* in_g = stage_in + g * l.stage_in_box;
-      std::uint32_t packed = 0;
-      if (o + per_word <= V) {
-        if constexpr (UnitBytes == 1) {
-          const uint2 s4 = *reinterpret_cast<const uint2*>(src + o);  // 4 table entries
-          const std::uint32_t b0 = in_g[s4.x & 0xffff], b1 = in_g[s4.x >> 16];
-          const std::uint32_t b2 = in_g[s4.y & 0xffff], b3 = in_g[s4.y >> 16];
-          packed = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
-        } else {
-          const std::uint32_t s2 = *reinterpret_cast<const std::uint32_t*>(src + o);
-          const std::uint32_t h0 = *reinterpret_cast<const std::uint16_t*>(in_g + (s2 & 0xffff));
-          const std::uint32_t h1 = *reinterpret_cast<const std::uint16_t*>(in_g + (s2 >> 16));
-          packed = h0 | (h1 << 16);
+      std::uint32_t w[4] = {0, 0, 0, 0};
+      if (o + 16 <= V) {
+        const uint4 s0 = *reinterpret_cast<const uint4*>(src + o), s1 = *reinterpret_cast<const uint4*>(src + o + 8);
+        const std::uint32_t e[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};  // two entries each
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+          const std::uint32_t b0 = in_g[e[2 * k] & 0xffff], b1 = in_g[e[2 * k] >> 16];
+          const std::uint32_t b2 = in_g[e[2 * k + 1] & 0xffff], b3 = in_g[e[2 * k + 1] >> 16];
+          w[k] = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
         }
       } else {
-        for (unsigned e = 0; e < per_word && o + e < V; ++e)
-          packed |= std::uint32_t{*reinterpret_cast<const word*>(in_g + src[o + e])} << (8 * UnitBytes * e);
+#pragma unroll
+        for (unsigned j = 0; j < 16; ++j)
+          if (o + j < V) w[j / 4] |= std::uint32_t{in_g[src[o + j]]} << (8 * (j % 4));
       }
-      *reinterpret_cast<std::uint32_t*>(stage_out + g * l.stage_out_box + 16 + 4 * w) = packed;
+      *reinterpret_cast<uint4*>(stage_out + g * l.stage_out_box + 16 + o) = make_uint4(w[0], w[1], w[2], w[3]);
     }
     __syncthreads();  // stage_out complete
     // 3. output runs on the output's 16-byte grid: grid chunk k of run r holds run bytes [16 k - ph, 16 k - ph +
