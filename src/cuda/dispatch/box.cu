@@ -198,7 +198,8 @@ bool box_fits(const box_plan& b, const device_info& dev) {
     const box16_layout l = box16_layout_of(b, box16_group(b, pitch), pitch);
     return l.bytes <= static_cast<unsigned>(dev.smem_optin) && l.stage_in_box < 65536;  // src is 16-bit
   }
-  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes)) <= dev.smem_optin;
+  // The pointers' alignment is not known here: room for box_kernel's two stages.
+  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(16)) <= dev.smem_optin;
 }
 
 status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
@@ -208,10 +209,10 @@ status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t
       b.volume * b.unit_bytes > box_data_bytes)
     return status(status_code::internal, "box: larger than the kernel's tables");
   box_params p = box_params_of(b, d_in, d_out);
-  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes));
-  const unsigned grid = box_grid(p.boxes, smem, dev);
   const int lw = access_bytes(b, true, reinterpret_cast<std::uintptr_t>(d_in));
   const int sw = access_bytes(b, false, reinterpret_cast<std::uintptr_t>(d_out));
+  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(lw));
+  const unsigned grid = box_grid(p.boxes, smem, dev);
   switch (b.unit_bytes) {
     case 1: return launch_unit<1>(p, lw, sw, grid, smem, stream);
     case 2: return launch_unit<2>(p, lw, sw, grid, smem, stream);

@@ -22,12 +22,17 @@ inline constexpr int box_table_entries = 4096;
 inline constexpr int box_data_bytes = 32768;
 
 /// Dynamic shared memory of a box of `volume` elements: in_off and out_off (4 bytes each), the data (from a
-/// 16-byte boundary), then src (2 bytes each).
+/// 16-byte boundary; two stages of it where box_kernel loads 16 bytes an access, box_stages), then src (2
+/// bytes each).
+inline constexpr int box_stages(int load_bytes) { return load_bytes == 16 ? 2 : 1; }
 inline constexpr int box_data_offset(int volume) { return (8 * volume + 15) / 16 * 16; }
-inline constexpr int box_src_offset(int volume, int unit_bytes) {
-  return (box_data_offset(volume) + volume * unit_bytes + 1) / 2 * 2;
+inline constexpr int box_data_bytes_of(int volume, int unit_bytes) { return (volume * unit_bytes + 15) / 16 * 16; }
+inline constexpr int box_src_offset(int volume, int unit_bytes, int stages) {
+  return box_data_offset(volume) + stages * box_data_bytes_of(volume, unit_bytes);
 }
-inline constexpr int box_smem_bytes(int volume, int unit_bytes) { return box_src_offset(volume, unit_bytes) + 2 * volume; }
+inline constexpr int box_smem_bytes(int volume, int unit_bytes, int stages) {
+  return box_src_offset(volume, unit_bytes, stages) + 2 * volume;
+}
 
 struct box_params {
   const unsigned char* in;
@@ -87,7 +92,7 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
   auto* in_off = reinterpret_cast<unsigned*>(base);
   unsigned* out_off = in_off + V;
   word* data = reinterpret_cast<word*>(base + box_data_offset(static_cast<int>(V)));
-  auto* src = reinterpret_cast<unsigned short*>(base + box_src_offset(static_cast<int>(V), UnitBytes));
+  auto* src = reinterpret_cast<unsigned short*>(base + box_src_offset(static_cast<int>(V), UnitBytes, box_stages(LoadBytes)));
   // Tables, once per block: decode each index over the axes (fastest first).
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned rest = i, off = 0;
@@ -119,42 +124,79 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
   }
   __syncthreads();  // tables complete
 
-  for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
-    std::int64_t in_base = 0, out_base = 0;
-    p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
-    const unsigned char* in = p.in + in_base;
-    unsigned char* out = p.out + out_base;
-    // Input order, L units an access (whole input runs are multiples of L, their starts aligned to it):
-    // `batch` loads in flight before their shared-memory stores.
-    for (unsigned i0 = threadIdx.x * L; i0 < V; i0 += batch * threads * L) {
-      load_word v[batch];
-#pragma unroll
-      for (int s = 0; s < batch; ++s) {
-        const unsigned i = i0 + s * threads * L;
-        if (i < V) v[s] = __ldg(reinterpret_cast<const load_word*>(in + in_off[i]));
-      }
-#pragma unroll
-      for (int s = 0; s < batch; ++s) {
-        const unsigned i = i0 + s * threads * L;
-        if (i < V) *reinterpret_cast<load_word*>(data + i) = v[s];
-      }
-    }
-    __syncthreads();  // the box is staged
-    // Output order, S units an access: gathered from `data` one unit at a time, stored as one word.
+  // Output order, S units an access: gathered from `stage` one unit at a time, stored as one word.
+  auto store_box = [&](const word* stage, unsigned char* out) {
     for (unsigned o = threadIdx.x * S; o < V; o += threads * S) {
       if constexpr (S == 1) {
-        *reinterpret_cast<word*>(out + out_off[o]) = data[src[o]];
+        *reinterpret_cast<word*>(out + out_off[o]) = stage[src[o]];
       } else {
         union {
           store_word whole;
           word part[S];
         } w;
 #pragma unroll
-        for (unsigned j = 0; j < S; ++j) w.part[j] = data[src[o + j]];
+        for (unsigned j = 0; j < S; ++j) w.part[j] = stage[src[o + j]];
         *reinterpret_cast<store_word*>(out + out_off[o]) = w.whole;
       }
     }
-    __syncthreads();  // stores have read `data` before the next box overwrites it
+  };
+  if constexpr (LoadBytes == 16) {
+    // Two stages: the block's next box is loaded (cp.async, every access in flight at once) while the current
+    // one is stored. One stage with `batch` loads a thread in flight left the SMs waiting on DRAM between the
+    // phases (ncu, fp16 30x24x42x110x2x40: issue 0.34 a scheduler, barrier and long-scoreboard stalls first;
+    // 0.535 -> 0.783 of memcpy with this, H100). Not for 4- and 8-byte accesses: their cp.async (through L1)
+    // lost, fp16 7x3x2x218x41x7x2x51 (4-byte runs' alignment) 0.630 -> 0.482.
+    const auto stage_bytes = static_cast<unsigned>(box_data_bytes_of(static_cast<int>(V), UnitBytes));
+    const auto stage0 = static_cast<unsigned>(__cvta_generic_to_shared(data));
+    auto load_box = [&](std::int64_t b, unsigned stage) {
+      std::int64_t in_base = 0, out_base = 0;
+      p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      const unsigned char* in = p.in + in_base;
+      for (unsigned i = threadIdx.x * L; i < V; i += threads * L)
+        cp_async_bytes<LoadBytes>(stage + i * UnitBytes, in + in_off[i]);
+      cp_async_commit();
+    };
+    unsigned cur = 0;
+    if (blockIdx.x < p.boxes) load_box(blockIdx.x, stage0);
+    for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
+      if (b + gridDim.x < p.boxes) {
+        load_box(b + gridDim.x, stage0 + (cur ^ 1) * stage_bytes);  // read by the last box's stores: past its barrier
+        cp_async_wait_group<1>();
+      } else {
+        cp_async_wait_group<0>();
+      }
+      __syncthreads();  // box b is staged
+      std::int64_t in_base = 0, out_base = 0;
+      p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      store_box(reinterpret_cast<const word*>(reinterpret_cast<const unsigned char*>(data) + cur * stage_bytes),
+                p.out + out_base);
+      __syncthreads();  // stores have read the stage before the loads two boxes on overwrite it
+      cur ^= 1;
+    }
+  } else {
+    for (std::int64_t b = blockIdx.x; b < p.boxes; b += gridDim.x) {
+      std::int64_t in_base = 0, out_base = 0;
+      p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      const unsigned char* in = p.in + in_base;
+      // Input order, L units an access (whole input runs are multiples of L, their starts aligned to it):
+      // `batch` loads in flight before their shared-memory stores.
+      for (unsigned i0 = threadIdx.x * L; i0 < V; i0 += batch * threads * L) {
+        load_word v[batch];
+#pragma unroll
+        for (int s = 0; s < batch; ++s) {
+          const unsigned i = i0 + s * threads * L;
+          if (i < V) v[s] = __ldg(reinterpret_cast<const load_word*>(in + in_off[i]));
+        }
+#pragma unroll
+        for (int s = 0; s < batch; ++s) {
+          const unsigned i = i0 + s * threads * L;
+          if (i < V) *reinterpret_cast<load_word*>(data + i) = v[s];
+        }
+      }
+      __syncthreads();  // the box is staged
+      store_box(data, p.out + out_base);
+      __syncthreads();  // stores have read `data` before the next box overwrites it
+    }
   }
 }
 

@@ -549,6 +549,32 @@ __device__ __forceinline__ void cp_async_wait_all() {
 #endif
 }
 
+/// Bytes (4, 8 or 16) from the global address `src`, aligned to Bytes, to shared memory at `dst`: cp.async
+/// (a plain load and store before sm_80). Groups: cp_async_commit, then cp_async_wait_group<N> (at most N of
+/// this thread's groups still in flight).
+template <int Bytes>
+__device__ __forceinline__ void cp_async_bytes(unsigned dst, const void* src) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16, "cp.async moves 4, 8 or 16 bytes");
+#if __CUDA_ARCH__ >= 800
+  if constexpr (Bytes == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+  else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src), "n"(Bytes) : "memory");
+#else
+  using w = typename word_type<Bytes>::type;
+  *reinterpret_cast<w*>(__cvta_shared_to_generic(dst)) = __ldg(reinterpret_cast<const w*>(src));
+#endif
+}
+__device__ __forceinline__ void cp_async_commit() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait_group() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 /// Stores pieces [t_lo, t_hi) of the 16 bytes `w` at the aligned address `chunk`: one 16-byte store when
 /// all of them, PieceBytes-wide stores at a window's edges.
 template <int PieceBytes>
