@@ -151,7 +151,18 @@ bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume) {
   // side holds >= box_min_split_volume elements (H100, 1926 x 9-unit fp64 tiles: 0.87 of memcpy as tiles,
   // 0.33 as boxes of 162 elements, which the 16 KiB limit of the time left); the offsets fit the kernel's 32-bit tables.
   const std::int64_t min_run = std::min(b.in_run, b.out_run);
-  return min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes &&
+  // 1-byte units (box16) need no 128-byte runs: twice the tile's short side and a 16-byte chunk, or any run
+  // longer than a short side under 32 bytes. H100, same call, tiles -> box16 (u8, ~64 MiB, shapes drawn at
+  // random where only the 128 bytes had kept the tiles): 7x68x801x2x4x22 axes 5,3,2,0,1,4 (side 22, runs 88)
+  // 0.174 -> 0.380, 63x3x182x30x9x7 (7, 126) 0.144 -> 0.349, 4x5x1364x2x1230 (40, 123) 0.297 -> 0.405,
+  // 40x284x65x89 (40, 89) 0.314 -> 0.378, 1341x834x3x5x4 (20, 27) 0.155 -> 0.195; runs under twice a longer
+  // side lost: 248x163x21x13x6 (78, 84) 0.576 -> 0.312, 6807x186x53 (53, 93) 0.512 -> 0.309, (73, 88) and
+  // (84, 85) 5 %.
+  constexpr std::int64_t box16_short_side = 32;
+  const bool runs_win =
+      unit == 1 ? min_run >= 16 && (min_run >= 2 * short_units || (short_units < box16_short_side && min_run > short_units))
+                : min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes;
+  return runs_win &&
          (full || b.volume >= std::min(box_min_split_volume, max_volume)) && b.in_span < (std::int64_t{1} << 31) &&
          b.out_span < (std::int64_t{1} << 31);
 }

@@ -2,6 +2,7 @@
 // where the problem says (a host simulation of kernels/box.cuh's loops against the reference).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -50,14 +51,17 @@ void expect_box_matches_reference(const problem& p, std::int64_t min_volume,
 }
 
 TEST(Box, OneByteUnitsTakeLargerBoxesWithLongerRuns) {
-  // Tiles of 30 x 80 units: with 4096 units a box the input runs stay 80 units, which for bytes is under the
-  // 128 bytes a box needs; box16's limit (8192) takes 3 of the next axis (runs of 240 / 2400 bytes). 2-byte
-  // units keep the 4096 limit: their 30 x 80 box has runs of 160 bytes.
+  // Tiles of 30 x 80 units: with 4096 units a box the input runs stay 80 units (for bytes, over twice the
+  // tile's 30-unit side: box16 takes it, where units of >= 2 bytes want 128-byte runs); box16's limit (8192)
+  // takes 3 of the next axis (runs of 240 / 2400 bytes). 2-byte units keep the 4096 limit: their 30 x 80 box
+  // has runs of 160 bytes.
   const problem u8{{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, 1, {}, {}};
   auto plan = xpose::make_plan(u8);
   ASSERT_TRUE(plan) << plan.error();
   xpose::detail::box_plan b;
-  EXPECT_FALSE(xpose::detail::make_box(plan->geometry(), b, xpose::detail::box_max_volume)) << *plan;
+  ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b, xpose::detail::box_max_volume)) << *plan;
+  EXPECT_EQ(b.volume, 2400);
+  EXPECT_EQ(std::min(b.in_run, b.out_run), 80);
   EXPECT_EQ(xpose::detail::box_volume_limit(1), xpose::detail::box16_max_volume);
   EXPECT_EQ(xpose::detail::box_volume_limit(4), xpose::detail::box_max_volume);
   EXPECT_EQ(xpose::detail::box_volume_limit(2), xpose::detail::box_max_volume);
