@@ -30,7 +30,17 @@ struct box_plan {
   std::array<box_axis, 2 * max_canonical_rank> batch{};
   std::int64_t in_span = 0;      // bytes from a box's first input element to past its last (< 2^31)
   std::int64_t out_span = 0;
+  // A ragged split (an axis of extent E boxed f at a time, f not dividing E): axis[tail_axis] is the f, and
+  // batch[tail_batch] (extent E / f) steps over whole boxes; the last E % f = tail_extent indices of the axis
+  // are one more set of boxes, box_tail's. tail_extent == 0: every box is whole.
+  std::int64_t tail_extent = 0;
+  int tail_axis = -1, tail_batch = -1;
 };
+
+/// The boxes a ragged box plan leaves (b.tail_extent > 0): b with its split axis at tail_extent and without
+/// the split's batch axis, at byte offsets `in_offset` / `out_offset` from b's base pointers. Launched (or
+/// simulated) after b's own boxes; together they move every element once.
+box_plan box_tail(const box_plan& b, std::int64_t& in_offset, std::int64_t& out_offset);
 
 /// Limits of a box: elements (offset tables of 10 bytes an element) and data bytes in shared memory. 4096
 /// elements leave room for a second axis after the first (77x93x85 batches of 5 x 44: 220 x 5 x 3). 32 KiB
@@ -49,6 +59,9 @@ inline constexpr std::int64_t box_volume_limit(std::int64_t unit_bytes) {
 inline constexpr std::int64_t box_max_bytes = 32768;
 /// A box that takes only part of the tile's long side must hold at least this many elements.
 inline constexpr std::int64_t box_min_split_volume = 1024;
+/// Whole boxes (every axis split by a divisor) of fewer units than this give way to a ragged split (box_tail)
+/// when one holds more.
+inline constexpr std::int64_t box_ragged_below = 512;
 /// transpose2d geometries whose shorter tile side moves fewer bytes than this take a box when one has
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
 inline constexpr std::int64_t box_short_side_bytes = 128;

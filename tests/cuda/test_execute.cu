@@ -628,6 +628,13 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
         check(problem{{6, 4, 7, 11, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, in_shift * e, out_shift * e);
       }
   for (std::int64_t e : {1, 2}) check(problem{{30, 4, 6, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}}, 3 * e, 5 * e);
+  // Ragged boxes (box_tail): a prime batch extent and a long side without a fitting divisor, every unit size,
+  // shifted; the tail's boxes run as a second launch at an offset.
+  for (std::int64_t e : {1, 2, 4, 8, 16})
+    for (std::size_t shift : {0, 1, 3}) {
+      check(problem{{10007, 10, 2, 2}, {2, 0, 3, 1}, e, {}, {}}, shift * e, 0);
+      check(problem{{1341, 34, 3, 5, 4}, {1, 3, 4, 0, 2}, e, {}, {}}, 0, shift * e);
+    }
   // box16's stage pitch padded by 8, 12 and 4 bytes (box16_in_pitch: runs of 448, 140 and 320 bytes), at every
   // phase of the input's 16-byte grid.
   for (std::size_t in_shift : {0, 5, 12}) {

@@ -193,9 +193,9 @@ TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
   EXPECT_GT(padded, plain);
   EXPECT_LT(padded, plain + 16);
   EXPECT_EQ(padded % 4, 0u);
-  // One input run a box (u8 738x7x5x371x7 axes 4,0,2,1,3: 371 x 7 elements contiguous in the input): nothing
-  // to spread, the plain pitch.
-  const auto single = box_of(problem{{738, 7, 5, 371, 7}, {4, 0, 2, 1, 3}, 1, {}, {}}, cap);
+  // One input run a box (u8 5x20x11 axes 2,0,1: 20 x 11 x 5 elements contiguous in the input): nothing to
+  // spread, the plain pitch.
+  const auto single = box_of(problem{{5, 20, 11}, {2, 0, 1}, 1, {}, {}}, cap);
   ASSERT_EQ(single.volume, single.in_run);
   EXPECT_EQ(box16_in_pitch(single), static_cast<unsigned>((single.in_run + 15) / 16 * 16));
   // Every box of the GPU tests' shapes gets a pitch that holds its run and keeps 4-byte stores aligned.
@@ -213,4 +213,33 @@ TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
     std::printf("box16 pitch: volume %lld, %lld runs of %lld bytes: %u\n", static_cast<long long>(b.volume),
                 static_cast<long long>(b.volume / b.in_run), static_cast<long long>(b.in_run), pitch);
   }
+}
+
+TEST(Box, AxesWithoutAFittingDivisorSplitRaggedWithATail) {
+  // 10007 (prime) has no divisor that fits a box: boxes take `cap` of it and box_tail the last 10007 % cap.
+  // Before, a box stayed at the 10 x 2 x 2 tile (u8 1677721 x 10 x 2 x 2 ran 0.13 of memcpy as such boxes).
+  for (std::int64_t e : {1, 4, 16}) {
+    const problem p{{10007, 10, 2, 2}, {2, 0, 3, 1}, e, {}, {}};
+    SCOPED_TRACE(::testing::Message() << p);
+    const auto b = box_of(p, xpose::detail::box_volume_limit(e));
+    ASSERT_GT(b.tail_extent, 0);
+    ASSERT_GE(b.tail_axis, 0);
+    ASSERT_GE(b.tail_batch, 0);
+    EXPECT_LT(b.tail_extent, b.axis[b.tail_axis].extent);
+    EXPECT_EQ(b.batch[b.tail_batch].extent * b.axis[b.tail_axis].extent + b.tail_extent, 10007);
+    std::int64_t in_off = 0, out_off = 0;
+    const auto t = xpose::detail::box_tail(b, in_off, out_off);
+    EXPECT_EQ(t.tail_extent, 0);
+    EXPECT_EQ(t.batch_rank, b.batch_rank - 1);
+    EXPECT_EQ(t.volume, b.volume / b.axis[b.tail_axis].extent * b.tail_extent);
+    EXPECT_GT(in_off, 0);
+    EXPECT_GT(out_off, 0);
+    expect_box_matches_reference(p, 1024, xpose::detail::box_volume_limit(e));
+  }
+  // A long side split ragged (u8 1341 x 834 x 3 x 5 x 4 axes 1,3,4,0,2: 1341 = 9 x 149, so 9 fit where 136 do),
+  // scaled down, and a split batch axis beside other batch axes.
+  expect_box_matches_reference(problem{{1341, 34, 3, 5, 4}, {1, 3, 4, 0, 2}, 1, {}, {}}, 1024,
+                               xpose::detail::box_volume_limit(1));
+  expect_box_matches_reference(problem{{3, 10007, 10, 2, 2}, {0, 3, 1, 4, 2}, 2, {}, {}}, 1024,
+                               xpose::detail::box_volume_limit(2));
 }

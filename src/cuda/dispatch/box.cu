@@ -202,8 +202,10 @@ bool box_fits(const box_plan& b, const device_info& dev) {
   return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(16)) <= dev.smem_optin;
 }
 
-status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
-                  const device_info& dev) {
+namespace {
+
+status launch_boxes(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
+                    const device_info& dev) {
   if (box16_applies(b)) return launch_box16(b, d_in, d_out, in_span, stream, dev);
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || b.volume > box_table_entries ||
       b.volume * b.unit_bytes > box_data_bytes)
@@ -221,6 +223,18 @@ status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t
     case 16: return launch_unit<16>(p, lw, sw, grid, smem, stream);
     default: return status(status_code::internal, "box: unit is not 1, 2, 4, 8 or 16 bytes");
   }
+}
+
+}  // namespace
+
+status launch_box(const box_plan& b, const void* d_in, void* d_out, std::int64_t in_span, cudaStream_t stream,
+                  const device_info& dev) {
+  if (status s = launch_boxes(b, d_in, d_out, in_span, stream, dev); !s || b.tail_extent == 0) return s;
+  // A ragged plan: the split axis's last indices, as one more launch of smaller boxes.
+  std::int64_t in_off = 0, out_off = 0;
+  const box_plan t = box_tail(b, in_off, out_off);
+  return launch_boxes(t, static_cast<const unsigned char*>(d_in) + in_off, static_cast<unsigned char*>(d_out) + out_off,
+                      in_span - in_off, stream, dev);
 }
 
 }  // namespace xpose::detail
