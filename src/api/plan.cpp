@@ -140,9 +140,8 @@ std::ostream& operator<<(std::ostream& os, const plan_geometry& g) {
 std::ostream& operator<<(std::ostream& os, const plan& p) {
   os << "xpose::plan " << to_string(p.algo()) << "\n  problem:   " << p.source()
      << "\n  canonical: " << p.canonical() << "\n  geometry:  " << p.geometry();
-  if (detail::box_plan b; detail::make_box(
-          p.geometry(), b, detail::box_volume_limit(p.geometry().elem_words * p.geometry().word_bytes)))
-    os << "\n  gpu:       boxes of " << b.volume << " units (runs of " << b.in_run << " in, " << b.out_run
+  if (detail::box_plan b; detail::make_box(p.geometry(), b, detail::box_volume_limit(detail::box_unit_bytes(p.geometry()))))
+    os << "\n  gpu:       boxes of " << b.volume << " x " << b.unit_bytes << " B (runs of " << b.in_run << " in, " << b.out_run
        << " out) when both pointers are aligned to the unit (smaller boxes, or tiles, when that would leave"
        << " fewer than 2 boxes an SM: box_volume_cap)";
   os << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";

@@ -46,25 +46,34 @@ box_plan box_tail(const box_plan& b, std::int64_t& in_offset, std::int64_t& out_
   return t;
 }
 
+std::int64_t box_unit_bytes(const plan_geometry& g) {
+  const std::int64_t elem = g.elem_words * g.word_bytes;
+  return elem == 1 || elem == 2 || elem == 4 || elem == 8 || elem == 16 ? elem : g.word_bytes;
+}
+
 namespace {
 
 bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume, bool may_split) {
   if (g.algo != algorithm::transpose2d) return false;
-  const std::int64_t unit = g.elem_words * g.word_bytes, wb = g.word_bytes;
+  const std::int64_t elem = g.elem_words * g.word_bytes, wb = g.word_bytes;
+  const std::int64_t unit = box_unit_bytes(g), words = elem / unit;  // box units an element
   max_volume = std::clamp<std::int64_t>(max_volume, 2, box_volume_limit(unit));
-  if (unit != 1 && unit != 2 && unit != 4 && unit != 8 && unit != 16) return false;
-  if (std::min(g.rows, g.cols) * unit >= box_short_side_bytes) return false;
+  if (std::min(g.rows, g.cols) * elem >= box_short_side_bytes) return false;
   b = box_plan{};
   b.unit_bytes = unit;
+  if (words > 1) {  // the element's words: the fastest box axis on both sides
+    b.axis[b.rank++] = {words, unit, unit};
+    b.volume = words;
+  }
   // The tile's axes, fastest first on each side. Row axes are nested in the output (stride = unit x the
   // faster row extents), column axes in the input.
   std::array<box_axis, max_canonical_rank> rows{}, cols{};
-  std::int64_t nested = unit;
+  std::int64_t nested = elem;
   for (int k = g.row_rank - 1; k >= 0; --k) {
     rows[g.row_rank - 1 - k] = {g.row_extent[k], g.row_in_stride[k] * wb, nested};
     nested *= g.row_extent[k];
   }
-  nested = unit;
+  nested = elem;
   for (int k = g.col_rank - 1; k >= 0; --k) {
     cols[g.col_rank - 1 - k] = {g.col_extent[k], nested, g.col_out_stride[k] * wb};
     nested *= g.col_extent[k];
@@ -120,7 +129,7 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume,
     batch[batch_rank++] = a;
   }
   // What the tile kernels would move per run: the short side (its rows, or columns, are that long).
-  const std::int64_t short_units = std::min(g.rows, g.cols);
+  const std::int64_t short_units = std::min(g.rows, g.cols) * words;
 
   // Grow: a batch axis nested right outside the input run or the output run (the shorter first), whole or an
   // exact divisor of it (boxes then tile the axis). When both runs have such an axis, the first takes at

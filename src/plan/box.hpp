@@ -66,6 +66,11 @@ inline constexpr std::int64_t box_ragged_below = 512;
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
 inline constexpr std::int64_t box_short_side_bytes = 128;
 
+/// The unit a box of `g` moves: the element when it is 1, 2, 4, 8 or 16 bytes, else its word (RGB pixels of 3
+/// x 1, 3 x 2 or 3 x 4 bytes, fused axes of 5, 6, 12 ... bytes): the element's words are then one more box
+/// axis, fastest on both sides. box_plan::volume and max_volume count these units.
+std::int64_t box_unit_bytes(const plan_geometry& g);
+
 /// A box for `g` (transpose2d) when one beats its tiles: true and `b` filled, else false. `max_volume`
 /// (<= box_volume_limit(unit)) caps the elements a box; the GPU dispatch lowers it for small problems so that
 /// there are boxes for every SM (box_volume_cap), and a split box then needs only that many elements.

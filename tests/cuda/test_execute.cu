@@ -635,6 +635,13 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
       check(problem{{10007, 10, 2, 2}, {2, 0, 3, 1}, e, {}, {}}, shift * e, 0);
       check(problem{{1341, 34, 3, 5, 4}, {1, 3, 4, 0, 2}, e, {}, {}}, 0, shift * e);
     }
+  // Elements of 3, 5, 6 and 12 bytes boxed as their words (box_unit_bytes: an extra fastest axis on both
+  // sides), at shifts that keep the words aligned and at shifts that do not (those take the tiles).
+  for (std::int64_t e : {3, 5, 6, 12})
+    for (std::size_t shift : {0, 1, 2, 4}) {
+      check(problem{{16, 16, 17, 21, 6, 4}, {2, 5, 1, 0, 4, 3}, e, {}, {}}, shift, 0);
+      check(problem{{152, 17, 69, 10}, {3, 1, 0, 2}, e, {}, {}}, 0, shift);
+    }
   // box16's stage pitch padded by 8, 12 and 4 bytes (box16_in_pitch: runs of 448, 140 and 320 bytes), at every
   // phase of the input's 16-byte grid.
   for (std::size_t in_shift : {0, 5, 12}) {

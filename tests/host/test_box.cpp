@@ -42,7 +42,7 @@ void expect_box_matches_reference(const problem& p, std::int64_t min_volume,
   ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b, cap)) << *plan;
   EXPECT_GE(b.volume, min_volume);
   EXPECT_LE(b.volume, cap);
-  EXPECT_LE(b.volume, xpose::detail::box_volume_limit(p.elem_bytes));
+  EXPECT_LE(b.volume, xpose::detail::box_volume_limit(b.unit_bytes));
   EXPECT_LE(b.volume * b.unit_bytes, xpose::detail::box_max_bytes);
   // Input-order axes ascend in input stride; out_order ascends in output stride.
   for (int k = 1; k < b.rank; ++k) EXPECT_LT(b.axis[k - 1].in_stride, b.axis[k].in_stride);
@@ -242,4 +242,28 @@ TEST(Box, AxesWithoutAFittingDivisorSplitRaggedWithATail) {
                                xpose::detail::box_volume_limit(1));
   expect_box_matches_reference(problem{{3, 10007, 10, 2, 2}, {0, 3, 1, 4, 2}, 2, {}, {}}, 1024,
                                xpose::detail::box_volume_limit(2));
+}
+
+TEST(Box, ElementsOfOtherSizesAreBoxedAsTheirWords) {
+  // RGB8 (3 x 1 B), RGB16 (3 x 2 B), RGB32F (3 x 4 B) and 5-byte elements: the box moves words, the element's
+  // words one more axis (fastest on both sides); the byte map must still be the reference's.
+  const std::vector<problem> problems = {
+      {{16, 16, 17, 21, 6, 4}, {2, 5, 1, 0, 4, 3}, 3, {}, {}}, {{16, 16, 17, 21, 6, 4}, {2, 5, 1, 0, 4, 3}, 5, {}, {}},
+      {{16, 16, 17, 21, 6, 4}, {2, 5, 1, 0, 4, 3}, 6, {}, {}}, {{152, 17, 69, 10}, {3, 1, 0, 2}, 3, {}, {}},
+      {{152, 17, 69, 10}, {3, 1, 0, 2}, 12, {}, {}}};
+  for (const problem& p : problems) {
+    const std::int64_t e = p.elem_bytes;
+    SCOPED_TRACE(::testing::Message() << p);
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << plan.error();
+    const std::int64_t unit = xpose::detail::box_unit_bytes(plan->geometry());
+    EXPECT_EQ(e % unit, 0);
+    EXPECT_LT(unit, e);
+    const auto b = box_of(p, xpose::detail::box_volume_limit(unit));
+    EXPECT_EQ(b.unit_bytes, unit);
+    EXPECT_EQ(b.axis[0].extent, e / unit);  // the words: stride one word on both sides
+    EXPECT_EQ(b.axis[0].in_stride, unit);
+    EXPECT_EQ(b.axis[0].out_stride, unit);
+    expect_box_matches_reference(p, 512, xpose::detail::box_volume_limit(unit));
+  }
 }

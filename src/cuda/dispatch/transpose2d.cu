@@ -529,9 +529,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   }
   // Tiles with a side under 128 bytes (N-d permutations whose fastest axes block each other): a box of
   // several axes with longer runs, when one exists (plan/box.hpp).
+  // Elements of other sizes (3, 6, 12 ... bytes) are boxed as their words (box_unit_bytes).
+  const std::int64_t box_unit = box_unit_bytes(planned);
   if (box_plan box; ((reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out)) %
-                     static_cast<std::uintptr_t>(unit)) == 0 &&
-                     make_box(planned, box, box_volume_cap(g.rows * g.cols * g.batch_count(), dev.sm_count, box_volume_limit(unit))) &&
+                     static_cast<std::uintptr_t>(box_unit)) == 0 &&
+                     make_box(planned, box,
+                              box_volume_cap(g.rows * g.cols * g.batch_count() * (unit / box_unit), dev.sm_count,
+                                             box_volume_limit(box_unit))) &&
                      box_fits(box, dev))
     return launch_box(box, d_in, d_out, input_span_bytes(g), stream, dev);
   // Small misaligned problems of 1-byte units: shift16's 128 x 128-byte tiles (64 threads, each a long chain
