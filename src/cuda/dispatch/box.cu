@@ -130,6 +130,7 @@ box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
   for (int k = 0; k < b.rank; ++k) {
     p.extent[k] = static_cast<unsigned>(b.axis[k].extent);
     p.extent_div[k] = div32(p.extent[k]);
+    p.in_weight[k] = k == 0 ? 1u : p.in_weight[k - 1] * p.extent[k - 1];
     p.in_stride[k] = static_cast<unsigned>(b.axis[k].in_stride);
     p.out_stride[k] = static_cast<unsigned>(b.axis[k].out_stride);
     p.out_order[k] = b.out_order[k];
@@ -165,6 +166,8 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.in_hi = p.in_lo + static_cast<std::uint64_t>(in_span);
   p.in_run = static_cast<unsigned>(b.in_run);
   p.out_run = static_cast<unsigned>(b.out_run);
+  p.in_run_div = div32(p.in_run);
+  p.out_run_div = div32(p.out_run);
   p.in_chunks = static_cast<unsigned>((b.in_run * b.unit_bytes + 15) / 16);
   p.out_chunks = static_cast<unsigned>((b.out_run * b.unit_bytes + 15 + 15) / 16);
   p.group = group;

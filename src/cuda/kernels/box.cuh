@@ -40,6 +40,7 @@ struct box_params {
   int rank = 0;                                // box axes, input order (fastest first)
   unsigned extent[box_max_rank] = {};
   div32 extent_div[box_max_rank];              // for the tables (indices < volume < 2^16: div32 is exact)
+  unsigned in_weight[box_max_rank] = {};       // input-order index weight of each axis (product of the faster extents)
   unsigned in_stride[box_max_rank] = {};       // bytes (the box spans < 2^31 bytes on each side)
   unsigned out_stride[box_max_rank] = {};
   int out_order[box_max_rank] = {};            // box axes by ascending output stride
@@ -49,6 +50,7 @@ struct box_params {
   // box16 only (1- and 2-byte units):
   std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
   unsigned in_run = 1, out_run = 1;            // elements contiguous in the input / output (b.in_run, b.out_run)
+  div32 in_run_div, out_run_div;
   unsigned in_chunks = 1, out_chunks = 1;      // 16-byte chunks an input run is staged in; an output run spans
   unsigned in_pitch = 16;                      // stage bytes from one input run to the next (box16_in_pitch)
   unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
@@ -102,24 +104,18 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
       rest = q;
     }
     in_off[i] = off;
-    // Output-order element i: its digits, its output offset and its input-order index (the digits weighted by
-    // the input-order radix).
+    // Output-order element i: its output offset and its input-order index (its digits weighted by the
+    // input-order radix), in one pass over its digits.
     rest = i;
-    unsigned o_off = 0;
-    unsigned digit[box_max_rank];
+    unsigned o_off = 0, in_index = 0;
     for (int j = 0; j < p.rank; ++j) {
       const int k = p.out_order[j];
-      const unsigned q = p.extent_div[k].div(rest);
-      digit[k] = rest - q * p.extent[k];
+      const unsigned q = p.extent_div[k].div(rest), d = rest - q * p.extent[k];
       rest = q;
-      o_off += digit[k] * p.out_stride[k];
+      o_off += d * p.out_stride[k];
+      in_index += d * p.in_weight[k];
     }
     out_off[i] = o_off;
-    unsigned in_index = 0, weight = 1;
-    for (int k = 0; k < p.rank; ++k) {
-      in_index += digit[k] * weight;
-      weight *= p.extent[k];
-    }
     src[i] = static_cast<unsigned short>(in_index);
   }
   __syncthreads();  // tables complete
@@ -232,32 +228,29 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   const unsigned in_pitch = p.in_pitch;  // stage_in bytes a run
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned rest = i, off = 0;
-    if (i % in_run == 0) {  // input-order element i starts run i / in_run
+    if (const unsigned r = p.in_run_div.div(i); i == r * in_run) {  // input-order element i starts run r
       for (int k = 0; k < p.rank; ++k) {
         const unsigned q = p.extent_div[k].div(rest);
         off += (rest - q * p.extent[k]) * p.in_stride[k];
         rest = q;
       }
-      in_run_off[i / in_run] = off;
+      in_run_off[r] = off;
     }
-    // output-order element i: its digits, its input-order index, and (at a run start) its output offset
-    unsigned digit[box_max_rank];
+    // Output-order element i: its input-order index (its digits weighted by the input-order radix) and, at a
+    // run start, its output offset, in one pass over its digits.
     rest = i;
     off = 0;
+    unsigned in_index = 0;
     for (int j = 0; j < p.rank; ++j) {
       const int k = p.out_order[j];
-      const unsigned q = p.extent_div[k].div(rest);
-      digit[k] = rest - q * p.extent[k];
+      const unsigned q = p.extent_div[k].div(rest), d = rest - q * p.extent[k];
       rest = q;
-      off += digit[k] * p.out_stride[k];
+      off += d * p.out_stride[k];
+      in_index += d * p.in_weight[k];
     }
-    if (i % out_run == 0) out_run_off[i / out_run] = off;
-    unsigned in_index = 0, weight = 1;
-    for (int k = 0; k < p.rank; ++k) {
-      in_index += digit[k] * weight;
-      weight *= p.extent[k];
-    }
-    src[i] = static_cast<unsigned short>(in_index / in_run * in_pitch + in_index % in_run * UnitBytes);
+    if (const unsigned r = p.out_run_div.div(i); i == r * out_run) out_run_off[r] = off;
+    const unsigned q = p.in_run_div.div(in_index);
+    src[i] = static_cast<unsigned short>(q * in_pitch + (in_index - q * in_run) * UnitBytes);
   }
   __syncthreads();  // tables complete
 
