@@ -93,7 +93,8 @@ TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
 }
 
 TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
-  // Problems of >= 8 MiB whose output is not 16-byte aligned walk their tiles down the columns first
+  // Problems of >= 8 MiB whose output is not 16-byte aligned (or has rows of <= 512 bytes) walk their tiles
+  // down the columns first
   // (transpose2d_params::rows_fastest): vec16 / shift16 / shift8 / gather16 / pixel48 / words tiles, the last
   // tile row and column partial, a batch, compound sides, a shifted output.
   for (std::int64_t e : {1, 2, 3, 4, 8, 12, 16, 20}) {
@@ -104,6 +105,10 @@ TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
   check(problem{{3, 1501, 2003}, {0, 2, 1}, 1, {}, {}}, 1, 7);  // shift8, batched
   check(problem{{40, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}}, 0, 3);  // compound sides, 9.9 MB
   check(problem{{20011, 1001}, {1, 0}, 1, {}, {}}, 0, 1);  // taller than one shift8 tile row an SM: shift16
+  // Aligned outputs of rows of <= 512 bytes too: k x n -> n x k, a few tile rows, the last one partial.
+  check(problem{{100, 30011}, {1, 0}, 4, {}, {}});
+  check(problem{{50, 21011}, {1, 0}, 8, {}, {}});
+  check(problem{{200, 21011}, {1, 0}, 2, {}, {}}, 6, 0);
 }
 
 TEST(Transpose2d, WordTilesForUnitsOverSixteenBytesWithAShortSide) {
