@@ -23,6 +23,17 @@ std::int64_t run_length(const std::array<box_axis, 2 * max_canonical_rank>& axis
   return run;
 }
 
+// A box's runs and spans from its axes (input order) and unit.
+void set_runs_and_spans(box_plan& b) {
+  b.in_run = run_length(b.axis, b.rank, b.unit_bytes, true);
+  b.out_run = run_length(b.axis, b.rank, b.unit_bytes, false);
+  b.in_span = b.out_span = b.unit_bytes;
+  for (int k = 0; k < b.rank; ++k) {
+    b.in_span += (b.axis[k].extent - 1) * b.axis[k].in_stride;
+    b.out_span += (b.axis[k].extent - 1) * b.axis[k].out_stride;
+  }
+}
+
 }  // namespace
 
 box_plan box_tail(const box_plan& b, std::int64_t& in_offset, std::int64_t& out_offset) {
@@ -34,13 +45,7 @@ box_plan box_tail(const box_plan& b, std::int64_t& in_offset, std::int64_t& out_
   --t.batch_rank;
   t.axis[b.tail_axis].extent = b.tail_extent;
   t.volume = b.volume / b.axis[b.tail_axis].extent * b.tail_extent;
-  t.in_run = run_length(t.axis, t.rank, t.unit_bytes, true);
-  t.out_run = run_length(t.axis, t.rank, t.unit_bytes, false);
-  t.in_span = t.out_span = t.unit_bytes;
-  for (int k = 0; k < t.rank; ++k) {
-    t.in_span += (t.axis[k].extent - 1) * t.axis[k].in_stride;
-    t.out_span += (t.axis[k].extent - 1) * t.axis[k].out_stride;
-  }
+  set_runs_and_spans(t);
   t.tail_extent = 0;
   t.tail_axis = t.tail_batch = -1;
   return t;
@@ -178,13 +183,7 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume,
   for (int k = 0; k < b.rank; ++k) b.out_order[k] = k;
   std::sort(b.out_order.begin(), b.out_order.begin() + b.rank,
             [&](int x, int y) { return b.axis[x].out_stride < b.axis[y].out_stride; });
-  b.in_run = run_length(b.axis, b.rank, unit, true);
-  b.out_run = run_length(b.axis, b.rank, unit, false);
-  b.in_span = b.out_span = unit;
-  for (int k = 0; k < b.rank; ++k) {
-    b.in_span += (b.axis[k].extent - 1) * b.axis[k].in_stride;
-    b.out_span += (b.axis[k].extent - 1) * b.axis[k].out_stride;
-  }
+  set_runs_and_spans(b);
   // Batch axes slowest first (by output stride, descending), as batch_map expects row-major indices; any
   // order is a valid enumeration, this one walks the output roughly in order.
   std::sort(batch.begin(), batch.begin() + batch_rank,

@@ -170,16 +170,16 @@ xpose::detail::box_plan box_of(const problem& p, std::int64_t cap) {
 }  // namespace
 
 TEST(Box, SharedMemoryWavefrontsCountTheBusiestBank) {
-  using xpose::detail::box_wavefronts;
+  using xpose::detail::smem_wavefronts;
   std::vector<std::int64_t> w(32);
   for (int i = 0; i < 32; ++i) w[i] = i;  // 32 consecutive words: every bank once
-  EXPECT_EQ(box_wavefronts(w.data(), 32), 1);
+  EXPECT_EQ(smem_wavefronts(w.data(), 32), 1);
   for (int i = 0; i < 32; ++i) w[i] = 7;  // one word for all: a broadcast
-  EXPECT_EQ(box_wavefronts(w.data(), 32), 1);
+  EXPECT_EQ(smem_wavefronts(w.data(), 32), 1);
   for (int i = 0; i < 32; ++i) w[i] = 32 * i;  // one bank, 32 words
-  EXPECT_EQ(box_wavefronts(w.data(), 32), 32);
+  EXPECT_EQ(smem_wavefronts(w.data(), 32), 32);
   for (int i = 0; i < 32; ++i) w[i] = 16 * i;  // two banks
-  EXPECT_EQ(box_wavefronts(w.data(), 32), 16);
+  EXPECT_EQ(smem_wavefronts(w.data(), 32), 16);
 }
 
 TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {

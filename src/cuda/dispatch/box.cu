@@ -2,7 +2,6 @@
 // Called from launch_transpose2d for geometries the tile kernels would move in tiles with a side under 128
 // bytes, when make_box finds a box with at least twice their shorter run.
 #include <algorithm>
-#include <array>
 #include <climits>
 
 #include "cuda/dispatch/launch.hpp"
@@ -77,27 +76,21 @@ box16_layout box16_layout_of(const box_plan& b, unsigned group, unsigned in_pitc
   return make_box16_layout(V, U, V / in_run, in_pitch, V / out_run, group);
 }
 
-// box16_in_pitch for the last few box shapes (the model decodes ~2000 indices: ~10-30 us of host time).
+// box16_in_pitch, remembered for the last few box shapes (the model decodes ~2000 indices: ~10-30 us).
 unsigned box16_pitch(const box_plan& b) {
-  struct entry {
+  struct key {  // what the model reads: the unit, the box's axes and their output order
     box_plan b;
-    unsigned pitch = 0;
+    bool operator==(const key& o) const {
+      if (b.unit_bytes != o.b.unit_bytes || b.rank != o.b.rank || b.volume != o.b.volume) return false;
+      for (int k = 0; k < b.rank; ++k)
+        if (b.axis[k].extent != o.b.axis[k].extent || b.axis[k].in_stride != o.b.axis[k].in_stride ||
+            b.axis[k].out_stride != o.b.axis[k].out_stride || b.out_order[k] != o.b.out_order[k])
+          return false;
+      return true;
+    }
   };
-  auto same = [](const box_plan& x, const box_plan& y) {
-    if (x.unit_bytes != y.unit_bytes || x.rank != y.rank || x.volume != y.volume) return false;
-    for (int k = 0; k < x.rank; ++k)
-      if (x.axis[k].extent != y.axis[k].extent || x.axis[k].in_stride != y.axis[k].in_stride ||
-          x.axis[k].out_stride != y.axis[k].out_stride || x.out_order[k] != y.out_order[k])
-        return false;
-    return true;
-  };
-  thread_local std::array<entry, 8> cache{};
-  thread_local unsigned next = 0;
-  for (const entry& e : cache)
-    if (e.pitch != 0 && same(e.b, b)) return e.pitch;
-  const unsigned pitch = box16_in_pitch(b);
-  cache[next++ % cache.size()] = entry{b, pitch};
-  return pitch;
+  thread_local recent_results<key, unsigned> cache;
+  return cache.get(key{b}, [&] { return box16_in_pitch(b); });
 }
 
 // Boxes box16 stages together: enough that each phase has >= 2 items a thread (a box of 1428 bytes has 90

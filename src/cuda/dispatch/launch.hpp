@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -32,6 +33,29 @@ status require_device_accessible(const void* p, const char* name);
 status cuda_launch(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev);
 
 /// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
+/// A host model's results for the last N keys it was run on (a dispatcher keeps one thread_local instance):
+/// the swizzle and pitch models cost 10-50 us, once per shape, instead of on every launch. Key needs ==.
+template <class Key, class Value, int N = 8>
+class recent_results {
+ public:
+  template <class Compute>
+  Value get(const Key& key, Compute&& compute) {
+    for (int i = 0; i < N; ++i)
+      if (used_[i] && keys_[i] == key) return values_[i];
+    const int i = static_cast<int>(next_++ % N);
+    keys_[i] = key;
+    values_[i] = compute();
+    used_[i] = true;
+    return values_[i];
+  }
+
+ private:
+  std::array<Key, N> keys_{};
+  std::array<Value, N> values_{};
+  std::array<bool, N> used_{};
+  unsigned next_ = 0;
+};
+
 template <class Kernel>
 status allow_dynamic_smem(Kernel* kernel, std::int64_t bytes, const char* what) {
   if (bytes <= 48 * 1024) return status::ok();

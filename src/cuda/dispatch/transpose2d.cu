@@ -32,7 +32,6 @@
 // batch axes nested right outside such a side join it first (absorb_nested_batch, plan/select.cpp).
 
 #include <algorithm>
-#include <array>
 #include <climits>
 #include <type_traits>
 
@@ -245,24 +244,17 @@ status launch_batched_flat_kernel(const transpose2d_params& p, std::size_t smem,
 // The stage swizzle of tile 0 (choose_batched_flat_swizzle), remembered for the last few problems: the model
 // costs ~10-50 us of host time, once per shape and pointer phase.
 flat_swizzle batched_flat_swizzle(const transpose2d_params& p, std::int64_t unit, int piece) {
-  struct entry {
+  struct key {
     std::int64_t r, c, u, m;
     int piece;
     unsigned stage0, out_phase;
-    flat_swizzle sw;
+    bool operator==(const key&) const = default;
   };
-  thread_local std::array<entry, 8> cache{};
-  thread_local unsigned next = 0;
-  const auto stage0 = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in) % 16);
-  const auto out_phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.out) % 16);
-  for (const entry& e : cache)
-    if (e.r == p.rows && e.c == p.cols && e.u == unit && e.m == p.matrices_per_tile && e.piece == piece &&
-        e.stage0 == stage0 && e.out_phase == out_phase && e.r > 0)
-      return e.sw;
-  const flat_swizzle sw =
-      choose_batched_flat_swizzle(p.rows, p.cols, unit, piece, p.matrices_per_tile, stage0, out_phase);
-  cache[next++ % cache.size()] = entry{p.rows, p.cols, unit, p.matrices_per_tile, piece, stage0, out_phase, sw};
-  return sw;
+  thread_local recent_results<key, flat_swizzle> cache;
+  const key k{p.rows, p.cols, unit, p.matrices_per_tile, piece,
+              static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.in) % 16),
+              static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(p.out) % 16)};
+  return cache.get(k, [&] { return choose_batched_flat_swizzle(k.r, k.c, k.u, k.piece, k.m, k.stage0, k.out_phase); });
 }
 
 // Packed matrices whole: M per tile (M x matrix bytes <= 16 KiB), or one a tile up to batched_flat_max_smem(_words);

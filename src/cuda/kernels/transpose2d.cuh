@@ -525,30 +525,6 @@ __device__ __forceinline__ void sts128(unsigned addr, const std::uint32_t (&w)[4
                : "memory");
 }
 
-/// The aligned 16-byte input chunk at `chunk` to shared memory at `dst`: asynchronously (cp.async) when it lies
-/// inside the input's bytes [lo, hi), so that a block's whole stage is in flight at once, else bytewise, bytes
-/// of [keep_lo, keep_hi) only (the input's ends). cp_async_wait_all() before the barrier that publishes it.
-__device__ __forceinline__ void stage_chunk16(std::uint64_t chunk, unsigned dst, std::uint64_t lo, std::uint64_t hi,
-                                              std::uint64_t keep_lo, std::uint64_t keep_hi) {
-  if (chunk >= lo && chunk + 16 <= hi) {
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(chunk) : "memory");
-    return;
-#else
-    keep_lo = lo, keep_hi = hi;  // a whole 16-byte load, synchronous
-#endif
-  }
-  const uint4 v = load_chunk(chunk, keep_lo, keep_hi);
-  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
-  sts128(dst, w);
-}
-
-__device__ __forceinline__ void cp_async_wait_all() {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_all;" ::: "memory");
-#endif
-}
-
 /// Bytes (4, 8 or 16) from the global address `src`, aligned to Bytes, to shared memory at `dst`: cp.async
 /// (a plain load and store before sm_80). Groups: cp_async_commit, then cp_async_wait_group<N> (at most N of
 /// this thread's groups still in flight).
@@ -568,11 +544,30 @@ __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 #endif
 }
+__device__ __forceinline__ void cp_async_wait_all() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
 template <int N>
 __device__ __forceinline__ void cp_async_wait_group() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 #endif
+}
+
+/// The aligned 16-byte input chunk at `chunk` to shared memory at `dst`: asynchronously (cp.async) when it lies
+/// inside the input's bytes [lo, hi), so that a block's whole stage is in flight at once, else bytewise, bytes
+/// of [keep_lo, keep_hi) only (the input's ends). cp_async_wait_all() before the barrier that publishes it.
+__device__ __forceinline__ void stage_chunk16(std::uint64_t chunk, unsigned dst, std::uint64_t lo, std::uint64_t hi,
+                                              std::uint64_t keep_lo, std::uint64_t keep_hi) {
+  if (chunk >= lo && chunk + 16 <= hi) {
+    cp_async_bytes<16>(dst, reinterpret_cast<const void*>(chunk));
+    return;
+  }
+  const uint4 v = load_chunk(chunk, keep_lo, keep_hi);
+  const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+  sts128(dst, w);
 }
 
 /// Stores pieces [t_lo, t_hi) of the 16 bytes `w` at the aligned address `chunk`: one 16-byte store when

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cuda/tuning/smem_banks.hpp"
 #include "plan/box.hpp"
 
 namespace xpose::detail {
@@ -26,22 +27,6 @@ struct box_policy {
 /// a block may then take.
 inline constexpr long long box16_max_group = 16;
 inline constexpr unsigned box16_group_smem = 64 * 1024;
-
-/// Shared-memory wavefronts of one warp-wide access: the most distinct 4-byte words any bank serves (lanes
-/// reading the same word share it). `words` holds the word index of each active lane's access.
-inline int box_wavefronts(const std::int64_t* words, int n) {
-  std::array<std::int64_t, 32 * 4> seen{};
-  std::array<int, 32> count{};
-  int used = 0, worst = 0;
-  for (int i = 0; i < n; ++i) {
-    bool dup = false;
-    for (int j = 0; j < used && !dup; ++j) dup = seen[static_cast<std::size_t>(j)] == words[i];
-    if (dup) continue;
-    seen[static_cast<std::size_t>(used++)] = words[i];
-    worst = std::max(worst, ++count[static_cast<std::size_t>(words[i] % 32)]);
-  }
-  return worst;
-}
 
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
 /// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order; when consecutive output
@@ -97,7 +82,7 @@ inline unsigned box16_in_pitch(const box_plan& b) {
         const std::int64_t i = gathered[static_cast<std::size_t>(32 * s + lane)];
         if (i >= 0) word[static_cast<std::size_t>(n++)] = (i / R * P + i % R * U) / 4;
       }
-      gather += box_wavefronts(word.data(), n);
+      gather += smem_wavefronts(word.data(), n);
     }
     const std::int64_t vec_words = P % 16 == 0 ? 4 : P % 8 == 0 ? 2 : 1;  // words a store instruction
     const std::int64_t lanes_a_phase = 32 / vec_words;                   // lanes served together (128 bytes)
@@ -112,7 +97,7 @@ inline unsigned box16_in_pitch(const box_plan& b) {
             const std::int64_t a = it / chunks * P + it % chunks * 16;
             for (std::int64_t q = first; q < first + vec_words; ++q) word[static_cast<std::size_t>(n++)] = a / 4 + q;
           }
-          if (n > 0) stage += box_wavefronts(word.data(), n);
+          if (n > 0) stage += smem_wavefronts(word.data(), n);
         }
     }
     const double cost = gather * static_cast<double>(warps2) / static_cast<double>(samples2) +

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <array>
 
+#include "cuda/tuning/smem_banks.hpp"
+
 namespace xpose::detail {
 
 template <int UnitBytes>
@@ -240,14 +242,9 @@ inline long long batched_flat_wavefronts(const flat_gather_sample& g, flat_swizz
   long long total = 0;
   for (int load = 0; load < batched_flat_sampled_loads; ++load) {
     std::array<unsigned, 32> words{};
-    int n = g.lanes[load];
+    const int n = g.lanes[load];
     for (int i = 0; i < n; ++i) words[i] = sw.slot(g.at[load][i]) >> 2;
-    std::sort(words.begin(), words.begin() + n);
-    n = static_cast<int>(std::unique(words.begin(), words.begin() + n) - words.begin());
-    std::array<int, 32> per_bank{};
-    int worst = 0;
-    for (int i = 0; i < n; ++i) worst = std::max(worst, ++per_bank[words[i] & 31]);
-    total += worst;
+    total += smem_wavefronts(words.data(), n);
   }
   return total;
 }
