@@ -111,6 +111,18 @@ TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
   check(problem{{200, 21011}, {1, 0}, 2, {}, {}}, 6, 0);
 }
 
+TEST(Transpose2d, ShortTilesForHalfRowsThatFillThemBetter) {
+  // 2-byte k x n whose k rows fill 64-row tiles better than 128-row ones (transpose2d_short_policy): vec16
+  // (aligned) and shift16 (odd n, shifted views), the last tile row partial, a batch, rows walked first (>= 8 MiB).
+  for (std::int64_t k : {41, 64, 75, 130, 136, 169, 244}) {
+    check(problem{{k, 3000}, {1, 0}, 2, {}, {}});
+    check(problem{{k, 3001}, {1, 0}, 2, {}, {}}, 2, 6);
+  }
+  check(problem{{3, 130, 2001}, {0, 2, 1}, 2, {}, {}}, 0, 4);
+  check(problem{{130, 33001}, {1, 0}, 2, {}, {}});
+  check(problem{{136, 32000}, {1, 0}, 2, {}, {}});
+}
+
 TEST(Transpose2d, WordTilesForUnitsOverSixteenBytesWithAShortSide) {
   // Units over 16 bytes with a side under 16 units stay on words tiles (the short side whole): partial edge
   // tiles, shifted pointers, a pitched input, a batch.

@@ -18,6 +18,7 @@
 //     branch-free interior tiles there and in 256-thread tiles up to 16 MiB)
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
+//     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
@@ -100,12 +101,18 @@ bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit)
   return vec16_tiles_fill(rows, cols, unit) >= vec16_min_fill;
 }
 
-// vec16 (aligned) or shift16 (any alignment): the same micro-tiles; shift16's tiles overlap by one micro-tile
-// each way, so they step by V (MR - 1) rows and V (MC - 1) columns.
 template <int UnitBytes, bool Shift>
+using tiles16_default_policy =
+    std::conditional_t<Shift, transpose2d_shift16_policy<UnitBytes>, transpose2d_vec16_policy<UnitBytes>>;
+
+// vec16 (aligned) or shift16 (any alignment): the same micro-tiles; shift16's tiles overlap by one micro-tile
+// each way, so they step by V (MR - 1) rows and V (MC - 1) columns. Policy: the default tiles, or the short ones
+// (transpose2d_short_policy, plain sides only).
+template <int UnitBytes, bool Shift, class Policy = tiles16_default_policy<UnitBytes, Shift>>
 status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, int sm_count) {
-  using S = vec16_shape<UnitBytes, std::conditional_t<Shift, transpose2d_shift16_policy<UnitBytes>,
-                                                      transpose2d_vec16_policy<UnitBytes>>>;
+  using S = vec16_shape<UnitBytes, Policy>;
+  constexpr bool default_tiles = std::is_same_v<Policy, tiles16_default_policy<UnitBytes, Shift>>;
+  if (!default_tiles && compound) return status(status_code::internal, "short tiles16 on a compound side");
   set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if constexpr (Shift) {
@@ -115,29 +122,65 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
     // 0.696 vs 0.675, 7919 x 7907: 0.696 vs 0.674).
     constexpr int wave_blocks = shift16_u8_wave_blocks;
     const bool one_wave = UnitBytes == 1 && !compound && p.tiles_total <= std::int64_t{wave_blocks} * sm_count;
-    if constexpr (UnitBytes == 1)
+    if constexpr (UnitBytes == 1 && default_tiles)
       if (one_wave)
         transpose2d_shift16_bounded_kernel<1, wave_blocks><<<grid, S::threads, 0, stream>>>(p);
-    if (!one_wave && compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
+    if constexpr (default_tiles)
+      if (!one_wave && compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
     if constexpr (UnitBytes == 2) {
-      if (!compound) transpose2d_shift16_bounded_kernel<2, shift16_u16_min_blocks><<<grid, S::threads, 0, stream>>>(p);
+      if (!compound)
+        transpose2d_shift16_bounded_kernel<2, shift16_u16_min_blocks, Policy><<<grid, S::threads, 0, stream>>>(p);
     } else {
-      if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+      if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false, Policy><<<grid, S::threads, 0, stream>>>(p);
     }
   } else {
-    if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
-    else transpose2d_vec16_kernel<UnitBytes, false><<<grid, S::threads, 0, stream>>>(p);
+    if constexpr (default_tiles)
+      if (compound) transpose2d_vec16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
+    if (!compound) transpose2d_vec16_kernel<UnitBytes, false, Policy><<<grid, S::threads, 0, stream>>>(p);
   }
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return cuda_failure(e, Shift ? "transpose2d_shift16 launch" : "transpose2d_vec16 launch");
   return status::ok();
 }
 
+// Fraction of 2-byte vec16 / shift16 tiles' slots (default or short) a rows x cols matrix fills: the rows by
+// their tile rows' step, the columns by their tile columns' step.
+template <class Policy>
+double tiles16_u16_fill(std::int64_t rows, std::int64_t cols, bool shift) {
+  constexpr std::int64_t v = vec16_shape<2>::V;
+  const std::int64_t step_r = v * (shift ? Policy::mr - 1 : Policy::mr), step_c = v * (shift ? Policy::mc - 1 : Policy::mc);
+  return side_fill(rows, step_r) * side_fill(cols, step_c);
+}
+
+// Short tiles (transpose2d_short_policy: 64 input rows of 256 units instead of 128 x 128) for plain 2-byte
+// problems of at most short_max_rows rows that fill them better by more than short_min_gain (relative). H100,
+// same call (benchmarks/suites/short_tiles.txt, mid_k2d.txt, every fp16 row of the 2-D / N-d / probe /
+// batched suites), default -> short tiles: fp16 130 x 129055 0.546 -> 0.723, 136 x 123362 0.691 -> 0.866, 64 x
+// 262144 0.795 -> 0.954, 244 x 68759 0.685 -> 0.813, 155 x 108240 0.607 -> 0.720, 204 x 82240 0.743 -> 0.809,
+// 169 x 99273 0.656 -> 0.716, 255 x 65793 0.715 -> 0.770, 105 x 159783 0.678 -> 0.732, batched 577 x 255 x 228
+// 0.652 -> 0.742; 215 x 78033 0.761 -> 0.740. Taller matrices gained nothing though better filled (326 x
+// 51456 0.799 -> 0.771, 371 x 45221 0.795 -> 0.786: most of their default tiles are whole, and a short shift16
+// tile stages 64 rows to move 56), and the column side counts too (93 x 83 matrices of a strided view: 0.522
+// -> 0.378 when the rows alone decided). 4- and 8-byte units gained nothing (fp32 65 x 129056: 65 of 128 rows
+// -> 65 of 96, 0.723 -> 0.720), so they keep the default tiles.
+constexpr std::int64_t short_max_rows = 256;
+constexpr double short_min_gain = 1.05;
+
+bool tiles16_short(std::int64_t rows, std::int64_t cols, std::int64_t unit, bool shift, bool compound) {
+  if (compound || unit != 2 || rows > short_max_rows) return false;
+  const double fill_default = shift ? tiles16_u16_fill<transpose2d_shift16_policy<2>>(rows, cols, true)
+                                    : tiles16_u16_fill<transpose2d_vec16_policy<2>>(rows, cols, false);
+  return tiles16_u16_fill<transpose2d_short_policy<2>>(rows, cols, shift) > short_min_gain * fill_default;
+}
+
 template <bool Shift>
 status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream, int sm_count) {
+  const bool short_tiles = tiles16_short(p.rows, p.cols, unit, Shift, compound);
   switch (unit) {
     case 1: return launch_tiles16<1, Shift>(p, compound, stream, sm_count);
-    case 2: return launch_tiles16<2, Shift>(p, compound, stream, sm_count);
+    case 2:
+      if (short_tiles) return launch_tiles16<2, Shift, transpose2d_short_policy<2>>(p, compound, stream, sm_count);
+      return launch_tiles16<2, Shift>(p, compound, stream, sm_count);
     case 4: return launch_tiles16<4, Shift>(p, compound, stream, sm_count);
     case 8: return launch_tiles16<8, Shift>(p, compound, stream, sm_count);
     case 16: return launch_tiles16<16, Shift>(p, compound, stream, sm_count);

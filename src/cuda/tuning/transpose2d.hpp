@@ -68,6 +68,15 @@ struct transpose2d_shift16_policy<8> {
   static constexpr int mr = 16, mc = 16, per_thread = 1;
 };
 
+/// Short tiles (vec16 / shift16 with MR = 8, MC = 32: half the rows, twice the columns, the same 256 threads
+/// and shared memory) for matrices whose rows fill the default tiles' rows poorly: k x n -> n x k with k of a
+/// few dozen to a few hundred units, where k rows take ceil(k / step) default tile rows (fp16 130 rows: two
+/// tile rows of 120, 54 % filled). 2-byte units only (dispatch/transpose2d.cu decides by row fill and says why).
+template <int UnitBytes>
+struct transpose2d_short_policy {
+  static constexpr int mr = 8, mc = 32, per_thread = 1;
+};
+
 /// vec8 / shift8 path (kernels/transpose2d.cuh): 8-byte chunks, MR x MC micro-tiles of V = 8 / UnitBytes rows,
 /// one a thread: 256 threads, 128 x 128 bytes for 1-byte units, 64 x 64 units for 2-byte ones (dispatched only
 /// for packed batches of 8-byte aligned rows: fp16 8192^2 measured 0.967 -> 0.935 against vec16 and worse on
