@@ -29,8 +29,8 @@ inline constexpr long long box16_max_group = 16;
 inline constexpr unsigned box16_group_smem = 64 * 1024;
 
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
-/// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order; when consecutive output
-/// elements come from different input runs (u8 45x36x29x5x57x5 axes 5,1,2,3,4,0: 45 runs of 180 bytes at a
+/// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order, 16 consecutive elements
+/// a thread (a load instruction's lanes 16 elements apart); when the elements it reads come from different input runs (u8 45x36x29x5x57x5 axes 5,1,2,3,4,0: 45 runs of 180 bytes at a
 /// 192-byte pitch), a pitch that is a multiple of 128 bytes, or of 64, puts them in one or two banks — 16-way
 /// conflicts. A pad of 4 bytes spreads them over all 32 banks, but the staging stores, 16-byte vectors on a
 /// plain pitch, then go out as four 4-byte stores (8-byte pads: two 8-byte ones). The model counts the
@@ -39,7 +39,7 @@ inline constexpr unsigned box16_group_smem = 64 * 1024;
 inline unsigned box16_in_pitch(const box_plan& b) {
   const std::int64_t U = b.unit_bytes, V = b.volume, R = b.in_run;
   const std::int64_t chunks = (R * U + 15) / 16, runs = V / R, plain = 16 * chunks;
-  if (runs <= 1 || U > 4) return static_cast<unsigned>(plain);
+  if (runs <= 1 || U != 1) return static_cast<unsigned>(plain);  // box16 moves 1-byte units
   std::array<std::int64_t, 2 * max_canonical_rank> weight{};  // input-order index weights
   std::int64_t w = 1;
   for (int k = 0; k < b.rank; ++k) {
@@ -56,15 +56,17 @@ inline unsigned box16_in_pitch(const box_plan& b) {
     return idx;
   };
   constexpr std::int64_t max_samples = 16;
-  // The gather: 4-byte words of output, 4 / U elements each, word wi to thread wi (a warp: 32 words).
-  const std::int64_t per_word = 4 / U, words = (V * U + 3) / 4, warps2 = (words + 31) / 32;
+  // The gather (kernels/box.cuh, phase 2): a thread takes `per_thread` consecutive output elements, one load
+  // each, so lane l of a warp's load instruction j reads element per_thread (32 w + l) + j.
+  constexpr std::int64_t per_thread = 16;
+  const std::int64_t warps2 = (V + 32 * per_thread - 1) / (32 * per_thread);
   const std::int64_t samples2 = std::min(warps2, max_samples);
-  std::vector<std::int64_t> gathered;  // per sampled warp, per element of a word, per lane: input index or -1
+  std::vector<std::int64_t> gathered;  // per sampled warp, per load, per lane: input index or -1
   for (std::int64_t s = 0; s < samples2; ++s) {
     const std::int64_t warp = s * warps2 / samples2;
-    for (std::int64_t e = 0; e < per_word; ++e)
+    for (std::int64_t j = 0; j < per_thread; ++j)
       for (std::int64_t lane = 0; lane < 32; ++lane) {
-        const std::int64_t o = (32 * warp + lane) * per_word + e;
+        const std::int64_t o = (32 * warp + lane) * per_thread + j;
         gathered.push_back(o < V ? in_index(o) : -1);
       }
   }
@@ -76,7 +78,7 @@ inline unsigned box16_in_pitch(const box_plan& b) {
   for (const std::int64_t pad : {0, 4, 8, 12}) {
     const std::int64_t P = plain + pad;
     double gather = 0, stage = 0;
-    for (std::int64_t s = 0; s < samples2 * per_word; ++s) {
+    for (std::int64_t s = 0; s < samples2 * per_thread; ++s) {
       int n = 0;
       for (std::int64_t lane = 0; lane < 32; ++lane) {
         const std::int64_t i = gathered[static_cast<std::size_t>(32 * s + lane)];
