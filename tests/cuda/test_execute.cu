@@ -93,7 +93,7 @@ TEST(Transpose2d, LargeSquaresOfNarrowAndWideElements) {
 }
 
 TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
-  // Problems of >= 8 MiB whose output is not 16-byte aligned (or has rows of <= 512 bytes) walk their tiles
+  // Problems of >= 8 MiB whose output is not 16-byte aligned (or has rows of <= 8192 bytes) walk their tiles
   // down the columns first
   // (transpose2d_params::rows_fastest): vec16 / shift16 / shift8 / gather16 / pixel48 / words tiles, the last
   // tile row and column partial, a batch, compound sides, a shifted output.
@@ -105,10 +105,14 @@ TEST(Transpose2d, RowTilesFirstOnLargeMisalignedOutputs) {
   check(problem{{3, 1501, 2003}, {0, 2, 1}, 1, {}, {}}, 1, 7);  // shift8, batched
   check(problem{{40, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}}, 0, 3);  // compound sides, 9.9 MB
   check(problem{{20011, 1001}, {1, 0}, 1, {}, {}}, 0, 1);  // taller than one shift8 tile row an SM: shift16
-  // Aligned outputs of rows of <= 512 bytes too: k x n -> n x k, a few tile rows, the last one partial.
+  // Aligned outputs of rows of <= 8192 bytes too: k x n -> n x k, a few tile rows, the last one partial; rows of
+  // 4-8 KiB (u8 vec8, fp32 vec16, RGB8 pixel48).
   check(problem{{100, 30011}, {1, 0}, 4, {}, {}});
   check(problem{{50, 21011}, {1, 0}, 8, {}, {}});
   check(problem{{200, 21011}, {1, 0}, 2, {}, {}}, 6, 0);
+  check(problem{{5744, 1461}, {1, 0}, 1, {}, {}});
+  check(problem{{1528, 1400}, {1, 0}, 4, {}, {}});
+  check(problem{{2160, 1300}, {1, 0}, 3, {}, {}});
 }
 
 TEST(Transpose2d, ShortTilesForHalfRowsThatFillThemBetter) {

@@ -440,12 +440,18 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // fp32 4097 x 3001 0.891 -> 0.957, u8 8191 x 8193 0.698 -> 0.793, 1001 x 65537 0.528 -> 0.822, 4097 x 8193
   // 0.674 -> 0.866; outputs 16-byte aligned and problems under rows_fastest_min_bytes (u8 2047 x 2049: 0.969
   // -> 0.936) keep the default.
-  // Aligned outputs of short rows too (<= 512 bytes: a handful of tile rows; each tile writes 128-256-byte
+  // Aligned outputs of short rows too (<= 8192 bytes: a handful of tile rows; each tile writes 128-256-byte
   // pieces of them, which only whole output lines when the tiles beside it run at the same time). H100, same
   // call, 2-D k x n (k of 45-300 units, ~32 MiB): fp32 100 x 167773 0.641 -> 0.948, fp64 50 x 83886 0.809 ->
   // 1.021, fp16 200 x 83886 0.696 -> 0.847, 136 x 123362 0.610 -> 0.691; no row of the 2-D, N-d, probe,
   // nd_small and batched_rand suites moved (> 3 %) but two 2-D rows of other shapes within their noise.
-  constexpr std::int64_t rows_fastest_min_bytes = std::int64_t{8} << 20, rows_fastest_short_row_bytes = 512;
+  // Raised from 512 to 8192 bytes (H100, same call, benchmarks/suites/rows_first_aligned.txt: 40 random aligned
+  // k x n of 1-16-byte units with output rows of 0.5-8 KiB, ~32-40 MiB): u8 848 x 39568 0.731 -> 0.912, 5744 x
+  // 7296 0.800 -> 0.915, fp16 2520 x 8320 0.930 -> 1.021, fp64 154 x 27234 0.884 -> 1.020, 990 x 5280 0.946 ->
+  // 1.024, c128 93 x 22550 0.956 -> 1.048, RGB8 4K 2160 x 3840 (6480-byte rows) 0.839 -> 0.888; the worst
+  // loss fp32 1408 x 7440 0.953 -> 0.943; no other row of the 2-D, N-d and batched_rand suites moved by more
+  // than 2 %. Longer rows were mixed (4-64 KiB, 16 shapes: fp32 / fp64 / c128 +4-6 %, fp16 -2-5 %).
+  constexpr std::int64_t rows_fastest_min_bytes = std::int64_t{8} << 20, rows_fastest_short_row_bytes = 8192;
   p.rows_fastest = (out_align_bits % 16 != 0 || g.rows * unit <= rows_fastest_short_row_bytes) &&
                    g.rows * g.cols * unit * g.batch_count() >= rows_fastest_min_bytes;
 
