@@ -30,8 +30,9 @@ inline constexpr unsigned box16_group_smem = 64 * 1024;
 
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
 /// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order, 16 consecutive elements
-/// a thread (a load instruction's lanes 16 elements apart); when the elements it reads come from different input runs (u8 45x36x29x5x57x5 axes 5,1,2,3,4,0: 45 runs of 180 bytes at a
-/// 192-byte pitch), a pitch that is a multiple of 128 bytes, or of 64, puts them in one or two banks — 16-way
+/// a thread (a load instruction's lanes 16 elements apart); when the elements it reads come from different
+/// input runs (u8 45x36x29x5x57x5 axes 5,1,2,3,4,0: 45 runs of 180 bytes at a 192-byte pitch), a pitch
+/// that is a multiple of 128 bytes, or of 64, puts them in one or two banks — 16-way
 /// conflicts. A pad of 4 bytes spreads them over all 32 banks, but the staging stores, 16-byte vectors on a
 /// plain pitch, then go out as four 4-byte stores (8-byte pads: two 8-byte ones). The model counts the
 /// wavefronts of both phases on sampled warps of one box and takes the pitch with the fewest (ties: the
