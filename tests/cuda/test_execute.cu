@@ -329,7 +329,8 @@ TEST(Transpose2d, SkinnyEveryKUnitAndPhase) {
 }
 
 TEST(Transpose2d, SkinnyMidKRowsToColumns) {
-  // k x n -> n x k with 16 < k <= 40 units goes to the generic skinny kernel (16 KiB windows along n): every
+  // k x n -> n x k with 16 < k <= 40 units (up to 96 for 1- and 2-byte units whose tiles would be poorly
+  // filled) goes to the generic skinny kernel (16 KiB windows along n): every
   // unit size class, shifted pointers, a pitched input, several tiles and a partial one; then n x k -> k x n.
   int variant = 0;
   for (std::int64_t e : {1, 2, 3, 4, 6, 8, 12, 16})
@@ -348,6 +349,17 @@ TEST(Transpose2d, SkinnyMidKRowsToColumns) {
     check(problem{{30, 5003}, {1, 0}, 8, {5004, 1}, {}}, 0, out_shift);
     check(problem{{26, 2003}, {1, 0}, 16, {}, {}}, 16, out_shift);
   }
+  // 1- and 2-byte k x n with 40 < k <= 96 and output rows off the 16-byte grid take skinny where the tiles fill
+  // their rows poorly (u8 always; fp16 41, 63, 75 rows), else tiles (fp16 52, 94 rows): shifted and pitched.
+  for (std::int64_t e : {1, 2})
+    for (std::int64_t k : {41, 52, 57, 63, 75, 94, 96}) {
+      const std::int64_t n = 60000 / (k * e) + 3 * k + 7;
+      const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16) / static_cast<std::size_t>(e) * e;
+      const std::int64_t pad = variant % 2 == 0 ? 0 : 1 + variant % 5;
+      ++variant;
+      check(problem{{k, n}, {1, 0}, e, {n + pad, 1}, {}}, in_shift, static_cast<std::size_t>(e));
+      if (HasFailure()) return;
+    }
   // n x k -> k x n, 1- and 2-byte units with k-unit rows of <= 36 bytes (the skinny kernel as well).
   for (std::int64_t e : {1, 2})
     for (std::int64_t k : {17, 18, 24, 33, 36}) {

@@ -452,7 +452,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // loss fp32 1408 x 7440 0.953 -> 0.943; no other row of the 2-D, N-d and batched_rand suites moved by more
   // than 2 %. Longer rows were mixed (4-64 KiB, 16 shapes: fp32 / fp64 / c128 +4-6 %, fp16 -2-5 %).
   constexpr std::int64_t rows_fastest_min_bytes = std::int64_t{8} << 20, rows_fastest_short_row_bytes = 8192;
-  p.rows_fastest = (out_align_bits % 16 != 0 || g.rows * unit <= rows_fastest_short_row_bytes) &&
+  // Single matrices of 16-byte units, whatever their row length (H100, same call): c128 8191 x 8193 0.907 ->
+  // 0.938, 7919 x 7907 0.906 -> 0.920 (cuBLAS geam: 0.932, 0.915), 4097 x 3001 0.999 -> 1.023; 512^3 axes 2,0,1
+  // (512 x 262144) 0.975 -> 0.960; batches and N-d permutations of them unchanged. For every unit size it was
+  // mixed (above); with batches of 16-byte units too, N-d 380x3x251x234 lost 0.945 -> 0.885.
+  const bool rows_fastest_single16 = unit == 16 && g.batch_count() == 1 && !compound;
+  p.rows_fastest = (out_align_bits % 16 != 0 || g.rows * unit <= rows_fastest_short_row_bytes || rows_fastest_single16) &&
                    g.rows * g.cols * unit * g.batch_count() >= rows_fastest_min_bytes;
 
   // Packed batches of matrices (batch stride = matrix bytes on both sides).
@@ -531,7 +536,24 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   constexpr double pixel48_min_row_fill = 0.6;
   const bool pixel48_beats_skinny_odd =
       !skinny_odd_applies(unit) || static_cast<double>(g.rows) >= pixel48_min_row_fill * pixel48_policy::tile_rows;
-  const bool skinny_mid = g.rows > skinny_max_k && g.rows <= skinny_mid_max_k && !flat_batch &&
+  // 1- and 2-byte k x n with 40 < k <= 96 and output rows off the 16-byte grid: the skinny kernel too where the
+  // tiles would fill their rows to < 80 % (shift8's 120-row steps; for 2-byte units the better of shift16's 120-
+  // and the short tiles' 56-row steps). H100, same call (benchmarks/suites/skinny_narrow_mid.txt), tiles ->
+  // skinny: u8 62 x 541201 0.376 -> 0.611, 69 x 486297 0.403 -> 0.605, 73 x 459649 0.423 -> 0.626, 78 x 430176
+  // 0.490 -> 0.613, 57 x 588640 0.522 -> 0.615, fp16 41 x 409201 (73 % filled) 0.494 -> 0.675, 63 x 266305 0.526
+  // -> 0.677, 75 x 223696 0.585 -> 0.666, 89 x 188496 (79 %) 0.664 -> 0.667; better filled fp16 tiles kept their
+  // lead (52 x 322639, 93 %: 0.755 vs 0.663 skinny; 94 x 178480, 84 %: 0.712 vs 0.669). Aligned fp16 outputs
+  // stay on vec16, which runs such shapes at 0.83-1.04 whatever their fill.
+  constexpr std::int64_t skinny_narrow_max_k = 96;
+  constexpr std::int64_t shift8_u8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
+  constexpr std::int64_t shift16_u16_step_rows = vec16_shape<2>::V * (transpose2d_shift16_policy<2>::mr - 1);
+  constexpr std::int64_t short_u16_step_rows = vec16_shape<2>::V * (transpose2d_short_policy<2>::mr - 1);
+  const double narrow_tile_row_fill =
+      unit == 1 ? side_fill(g.rows, shift8_u8_step_rows)
+                : std::max(side_fill(g.rows, shift16_u16_step_rows), side_fill(g.rows, short_u16_step_rows));
+  const bool skinny_narrow_mid = unit <= 2 && out_align_bits % 16 != 0 && g.rows > skinny_mid_max_k &&
+                                 g.rows <= skinny_narrow_max_k && narrow_tile_row_fill < skinny_mid_max_row_fill;
+  const bool skinny_mid = ((g.rows > skinny_max_k && g.rows <= skinny_mid_max_k) || skinny_narrow_mid) && !flat_batch &&
                           !(pixel48_applies(unit) && g.rows * unit >= 128 && pixel48_beats_skinny_odd) &&
                           !(align % 16 == 0 && vec16_row_fill(g.rows, unit) >= skinny_mid_max_row_fill);
   if (!compound && !small_batched && unit <= 16 && (g.rows <= skinny_max_k || skinny_mid) && g.cols > 4 * g.rows &&
@@ -611,8 +633,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // With row tiles fastest (below), shift8 while its resident tiles (4 an SM) still span >= 4 column strips,
     // i.e. <= one tile row an SM; taller matrices keep shift16 (6 an SM). H100, same call: 16383 x 16385
     // 0.773 (shift16) vs 0.672 (shift8), 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789.
-    constexpr std::int64_t shift8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
-    const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_step_rows) <= dev.sm_count;
+    const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_u8_step_rows) <= dev.sm_count;
     // Single matrices of >= 48 MiB take vec8's 512-thread tiles (256 x 128 bytes) when they have at least as
     // many rows as columns or more than half an SM's worth of tile rows (where the 256-thread tiles vary between
     // 0.68 and 0.83 from one shape to the next), up to one tile row an SM. H100, same call, 256 -> 512
@@ -635,7 +656,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     const bool shift8_wide =
         !compound && g.batch_count() == 1 && (!p.rows_fastest || wide8_tile_rows <= dev.sm_count) &&
         ((g.rows * g.cols >= vec8_wide_min_bytes &&
-          (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_step_rows) > dev.sm_count)) ||
+          (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_u8_step_rows) > dev.sm_count)) ||
          (g.rows * g.cols > shift8_fast_max_bytes && wide8_tile_rows >= wide8_min_tile_rows));
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
       return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
