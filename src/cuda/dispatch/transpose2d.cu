@@ -4,7 +4,8 @@
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
 //     (dispatch/skinny16.cu); unit in {3,5,6,7,10,12,14}, k <= 40 (k x n: unless pixel48 fills >= 60 % of its
 //     rows)                                                                      -> skinny_odd<unit, dir>
-//     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40, n x k with 16 < k and k-unit rows of
+//     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40 (1-, 2-byte units with misaligned
+//     output rows up to k = 96 where tiles fill < 80 % of their rows), n x k with 16 < k and k-unit rows of
 //     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
