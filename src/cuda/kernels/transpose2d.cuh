@@ -1431,6 +1431,7 @@ __global__ void __launch_bounds__(batched_flat_threads) transpose2d_batched_flat
 
 inline constexpr int skinny_threads = 256;
 inline constexpr int skinny_tile_bytes = 16384;  // data bytes per tile, before halos
+inline constexpr int skinny_loads = 4;            // staging loads a thread issues before their shared-memory stores
 
 template <int PieceBytes, int UnitBytes, bool AosToSoa>
 __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(const transpose2d_params p) {
@@ -1456,10 +1457,20 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
       const std::uint64_t a = in_b + n0 * row_bytes;
       const std::uint64_t a0 = a & ~std::uint64_t{15};
       const unsigned chunks = static_cast<unsigned>((a + staged_rows * row_bytes - a0 + 15) / 16);
-      for (unsigned q = threadIdx.x; q < chunks; q += skinny_threads) {
-        const uint4 v = load_chunk(a0 + 16 * std::uint64_t{q}, p.in_lo, p.in_hi);
-        skinny_staged[4 * q + 0] = v.x, skinny_staged[4 * q + 1] = v.y;
-        skinny_staged[4 * q + 2] = v.z, skinny_staged[4 * q + 3] = v.w;
+      for (unsigned q0 = threadIdx.x; q0 < chunks; q0 += skinny_loads * skinny_threads) {
+        uint4 v[skinny_loads];  // all issued before the shared-memory stores
+#pragma unroll
+        for (int s = 0; s < skinny_loads; ++s) {
+          const unsigned q = q0 + s * skinny_threads;
+          if (q < chunks) v[s] = load_chunk(a0 + 16 * std::uint64_t{q}, p.in_lo, p.in_hi);
+        }
+#pragma unroll
+        for (int s = 0; s < skinny_loads; ++s) {
+          const unsigned q = q0 + s * skinny_threads;
+          if (q >= chunks) continue;
+          skinny_staged[4 * q + 0] = v[s].x, skinny_staged[4 * q + 1] = v[s].y;
+          skinny_staged[4 * q + 2] = v[s].z, skinny_staged[4 * q + 3] = v[s].w;
+        }
       }
       __syncthreads();
       const unsigned mis = static_cast<unsigned>(a - a0);
@@ -1505,15 +1516,29 @@ __global__ void __launch_bounds__(skinny_threads) transpose2d_skinny_kernel(cons
       const unsigned per_row = static_cast<unsigned>(p.skinny_div.divisor);  // staged chunks per input row
       const unsigned pitch = 4 * per_row + 1;                                  // words, odd
       const std::uint64_t first = in_b + n0 * U;                               // input row 0, unit n0
-      for (unsigned x = threadIdx.x; x < k_units * per_row; x += skinny_threads) {
-        std::uint64_t j = 0;
-        const unsigned r = static_cast<unsigned>(p.skinny_div.divmod(x, j));
-        const std::uint64_t a = first + r * p.in_ld;
-        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
-        if (chunk >= a + static_cast<std::uint64_t>(staged_cols) * U) continue;
-        const uint4 v = load_chunk(chunk, p.in_lo, p.in_hi);
-        std::uint32_t* dst = skinny_staged + r * pitch + 4 * static_cast<unsigned>(j);
-        dst[0] = v.x, dst[1] = v.y, dst[2] = v.z, dst[3] = v.w;
+      const unsigned items = static_cast<unsigned>(k_units) * per_row;
+      for (unsigned x0 = threadIdx.x; x0 < items; x0 += skinny_loads * skinny_threads) {
+        uint4 v[skinny_loads];  // all issued before the shared-memory stores
+        unsigned at[skinny_loads];
+#pragma unroll
+        for (int s = 0; s < skinny_loads; ++s) {
+          const unsigned x = x0 + s * skinny_threads;
+          at[s] = ~0u;
+          if (x >= items) continue;
+          std::uint64_t j = 0;
+          const unsigned r = static_cast<unsigned>(p.skinny_div.divmod(x, j));
+          const std::uint64_t a = first + r * p.in_ld;
+          const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * j;
+          if (chunk >= a + static_cast<std::uint64_t>(staged_cols) * U) continue;
+          v[s] = load_chunk(chunk, p.in_lo, p.in_hi);
+          at[s] = r * pitch + 4 * static_cast<unsigned>(j);
+        }
+#pragma unroll
+        for (int s = 0; s < skinny_loads; ++s) {
+          if (at[s] == ~0u) continue;
+          std::uint32_t* dst = skinny_staged + at[s];
+          dst[0] = v[s].x, dst[1] = v[s].y, dst[2] = v[s].z, dst[3] = v[s].w;
+        }
       }
       __syncthreads();
       // Output window: output rows [n0, n0 + cols_here) are one byte range; split at the 16-byte grid.
