@@ -349,9 +349,10 @@ TEST(Transpose2d, SkinnyMidKRowsToColumns) {
     check(problem{{30, 5003}, {1, 0}, 8, {5004, 1}, {}}, 0, out_shift);
     check(problem{{26, 2003}, {1, 0}, 16, {}, {}}, 16, out_shift);
   }
-  // 1- and 2-byte k x n with 40 < k <= 96 and output rows off the 16-byte grid take skinny where the tiles fill
-  // their rows poorly (u8 always; fp16 41, 63, 75 rows), else tiles (fp16 52, 94 rows): shifted and pitched.
-  for (std::int64_t e : {1, 2})
+  // k x n with 40 < k <= 96 and output rows off the 16-byte grid take skinny where the tiles fill their rows
+  // poorly (u8 and fp64 always; fp16 41, 63, 75 rows; fp32 57-72), else tiles (fp16 52, 94; fp32 41, 52, 75,
+  // 94, 96 rows): shifted and pitched.
+  for (std::int64_t e : {1, 2, 4, 8})
     for (std::int64_t k : {41, 52, 57, 63, 75, 94, 96}) {
       const std::int64_t n = 60000 / (k * e) + 3 * k + 7;
       const std::size_t in_shift = static_cast<std::size_t>((variant * 5) % 16) / static_cast<std::size_t>(e) * e;

@@ -4,8 +4,8 @@
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
 //     (dispatch/skinny16.cu); unit in {3,5,6,7,10,12,14}, k <= 40 (k x n: unless pixel48 fills >= 60 % of its
 //     rows)                                                                      -> skinny_odd<unit, dir>
-//     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40 (1-, 2-byte units with misaligned
-//     output rows up to k = 96 where tiles fill < 80 % of their rows), n x k with 16 < k and k-unit rows of
+//     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40 (misaligned output rows: up to k = 96
+//     for 8-byte units, and for 1-, 2-, 4-byte units whose tiles would fill their rows poorly), n x k with 16 < k and k-unit rows of
 //     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
@@ -545,15 +545,24 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // -> 0.677, 75 x 223696 0.585 -> 0.666, 89 x 188496 (79 %) 0.664 -> 0.667; better filled fp16 tiles kept their
   // lead (52 x 322639, 93 %: 0.755 vs 0.663 skinny; 94 x 178480, 84 %: 0.712 vs 0.669). Aligned fp16 outputs
   // stay on vec16, which runs such shapes at 0.83-1.04 whatever their fill.
+  // 8-byte units the same, whatever the fill (they ran gather16: H100, same call, gather16 -> skinny, fp64 59 x
+  // 71089 0.694 -> 0.873, 41 x 102300 0.687 -> 0.891, 47 x 89241 0.755 -> 0.875, 63 x 66577 0.719 -> 0.867, 77
+  // x 108942 0.792 -> 0.829, 83 x 50533 0.854 -> 0.865); 4-byte units only where gather16's tiles fill < 65 % of
+  // their rows: skinny holds ~0.79 for fp32 there (63 x 133153 0.700 -> 0.794, 65 x 129056 0.714 -> 0.794), while
+  // better filled gather16 tiles run 0.82-0.90 (53 x 158275 0.880 vs 0.787, 90 x 93206 0.900 vs 0.795).
   constexpr std::int64_t skinny_narrow_max_k = 96;
+  constexpr double skinny_narrow_fp32_max_fill = 0.65;
   constexpr std::int64_t shift8_u8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
   constexpr std::int64_t shift16_u16_step_rows = vec16_shape<2>::V * (transpose2d_shift16_policy<2>::mr - 1);
   constexpr std::int64_t short_u16_step_rows = vec16_shape<2>::V * (transpose2d_short_policy<2>::mr - 1);
   const double narrow_tile_row_fill =
       unit == 1 ? side_fill(g.rows, shift8_u8_step_rows)
                 : std::max(side_fill(g.rows, shift16_u16_step_rows), side_fill(g.rows, short_u16_step_rows));
-  const bool skinny_narrow_mid = unit <= 2 && out_align_bits % 16 != 0 && g.rows > skinny_mid_max_k &&
-                                 g.rows <= skinny_narrow_max_k && narrow_tile_row_fill < skinny_mid_max_row_fill;
+  const bool narrow_unit_takes_skinny =
+      (unit <= 2 && narrow_tile_row_fill < skinny_mid_max_row_fill) || unit == 8 ||
+      (unit == 4 && side_fill(g.rows, gather16_tile(4).side) < skinny_narrow_fp32_max_fill);
+  const bool skinny_narrow_mid = out_align_bits % 16 != 0 && g.rows > skinny_mid_max_k &&
+                                 g.rows <= skinny_narrow_max_k && narrow_unit_takes_skinny;
   const bool skinny_mid = ((g.rows > skinny_max_k && g.rows <= skinny_mid_max_k) || skinny_narrow_mid) && !flat_batch &&
                           !(pixel48_applies(unit) && g.rows * unit >= 128 && pixel48_beats_skinny_odd) &&
                           !(align % 16 == 0 && vec16_row_fill(g.rows, unit) >= skinny_mid_max_row_fill);
