@@ -95,6 +95,8 @@ TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
     const std::int64_t word = u % 16 == 0 ? 16 : u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
     const xpose::detail::tile_kernel k = lg >= 0 && kernels.pow2[lg].tile != nullptr ? kernels.pow2[lg]
                                          : u == 3 && kernels.unit3.tile != nullptr  ? kernels.unit3
+                                         : u == 6 && kernels.unit6.tile != nullptr  ? kernels.unit6
+                                         : u == 12 && kernels.unit12.tile != nullptr ? kernels.unit12
                                                                                     : xpose::detail::scalar_unit_kernel(u, word);
     for (int it = 0; it < 60; ++it) {
       const bool stream = k.tile_stream != nullptr && it % 3 == 0;
