@@ -49,6 +49,19 @@ struct avx2 {
   static void fence() { _mm_sfence(); }
   template <int U>
   static constexpr bool has_concat_shift = false;
+  // Pixels (pixel_tile.hpp): pieces of 24 bytes.
+  static vec broadcast_lane(__m128i x) { return _mm256_broadcastsi128_si256(x); }
+  static vec shuffle_bytes(vec v, vec idx) { return _mm256_shuffle_epi8(v, idx); }
+  static vec widen_lanes12(const unsigned char* p) {  // bytes 0-15 and 8-23, the second shifted by 4
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hi = _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)), 4);
+    return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+  }
+  static void narrow_lanes12(unsigned char* p, vec packed) {  // dwords 0-2 and 4-6, stored as 16 + 8 bytes
+    const vec v = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(v));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p + 16), _mm256_extracti128_si256(v, 1));
+  }
 };
 
 // ---- thin planes: k-way (de)interleave of 4- and 8-byte units with lane permutes ---------------------------
@@ -147,65 +160,12 @@ void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
   }
 }
 
-// ---- pixels: 3-, 6-, 12-byte units widened to 4-, 8-, 16-byte lanes -------------------------------------
+// ---- pixels: 3-, 6-, 12-byte units (pixel_tile.hpp) ------------------------------------------------------
 //
-// The AVX-512 level's tile_pixels with 256-bit vectors: a 24-byte piece of an input row (8 RGB8, 4 RGB16 or 2
-// RGB32F pixels) is loaded as bytes 0-15 and 8-23 (no byte past the piece is read), the second shifted so that
-// 128-bit lane L holds bytes 12 L .. 12 L + 11; a byte shuffle spreads each lane's units to W-byte slots; the
-// b x b block of slots is transposed as W-byte units (full_block); each output vector is packed back and
-// stored as 16 + 8 bytes (no byte past the piece is written). Before this, these units took the scalar
-// per-unit kernel on AVX2 machines (RGB8 4096^2: 0.10 of the non-temporal copy on a 2-core EPYC).
+// 24-byte pieces (8 RGB8, 4 RGB16 or 2 RGB32F pixels), loaded as bytes 0-15 and 8-23 and stored as 16 + 8 bytes.
+// Before, these units took the scalar per-unit kernel on AVX2 machines.
 
-template <int U>
-struct pixel_lanes {
-  static_assert(U == 3 || U == 6 || U == 12, "3-, 6- or 12-byte units");
-  static constexpr int W = U == 3 ? 4 : U == 6 ? 8 : 16;  // widened unit
-  static constexpr int b = 32 / W;                        // units a 24-byte piece, and the block's side
-  static __m256i spread() {  // lane bytes of 12 / U units -> W bytes each
-    if constexpr (U == 3) return _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-    else return _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, 11, -1, -1));
-  }
-  static __m256i pack() {  // the inverse: 12 bytes at the front of each lane
-    if constexpr (U == 3) return _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
-    else return _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
-  }
-};
-
-inline __m256i widen_lanes12(const unsigned char* p) {  // lane L <- bytes 12 L .. 12 L + 11 of a 24-byte piece
-  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  const __m128i hi = _mm_srli_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8)), 4);
-  return _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-}
-
-inline void narrow_lanes12(unsigned char* p, __m256i packed) {  // bytes 0 .. 11 of each lane -> 24 bytes
-  const __m256i v = _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm256_castsi256_si128(v));
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(p + 16), _mm256_extracti128_si256(v, 1));
-}
-
-template <int U>
-void tile_pixels(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t nr,
-                 std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
-  using L = pixel_lanes<U>;
-  constexpr int b = L::b;
-  const __m256i spread = L::spread(), pack = L::pack();
-  alignas(32) unsigned char wide[b * 32];
-  const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
-  for (std::int64_t c = 0; c < full_c; c += b) {
-    for (std::int64_t r = 0; r < full_r; r += b) {
-      for (int i = 0; i < b; ++i) {
-        const __m256i v = widen_lanes12(in + (r + i) * in_rs + c * U);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(wide + i * 32), U == 12 ? v : _mm256_shuffle_epi8(v, spread));
-      }
-      simd::full_block<avx2, L::W>(wide, 32, [&](int j, __m256i v) {
-        narrow_lanes12(out + (c + j) * out_rs + r * U, U == 12 ? v : _mm256_shuffle_epi8(v, pack));
-      });
-      simd::prefetch_step(pf);
-    }
-    if (full_r < nr) simd::transpose_units<U>(in + full_r * in_rs + c * U, in_rs, out + c * out_rs + full_r * U, out_rs, nr - full_r, b);
-  }
-  if (full_c < nc) simd::transpose_units<U>(in + full_c * U, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
-}
+#include "cpu/pixel_tile.hpp"
 
 constexpr isa_kernels make_table() {
   isa_kernels k = simd::make_kernels<avx2>(cpu_isa::avx2);
@@ -216,9 +176,9 @@ constexpr isa_kernels make_table() {
   k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
   k.thin_step[2] = 2 * thin_plan<4>::E;  // deinterleave moves two groups at a time
   k.thin_step[3] = 2 * thin_plan<8>::E;
-  k.unit3 = {&tile_pixels<3>, 8, 8, nullptr, nullptr};
-  k.unit6 = {&tile_pixels<6>, 4, 4, nullptr, nullptr};
-  k.unit12 = {&tile_pixels<12>, 2, 2, nullptr, nullptr};
+  k.unit3 = {&tile_pixels<avx2, 3>, 8, 8, nullptr, nullptr};
+  k.unit6 = {&tile_pixels<avx2, 6>, 4, 4, nullptr, nullptr};
+  k.unit12 = {&tile_pixels<avx2, 12>, 2, 2, nullptr, nullptr};
   return k;
 }
 

@@ -91,6 +91,17 @@ struct avx512 {
     else if constexpr (U == 4) return _mm512_permutex2var_epi32(prev, idx, cur);
     else return _mm512_permutex2var_epi64(prev, idx, cur);
   }
+  // Pixels (pixel_tile.hpp): pieces of 48 bytes, read and written with a byte mask.
+  static vec broadcast_lane(__m128i x) { return _mm512_broadcast_i32x4(x); }
+  static vec shuffle_bytes(vec v, vec idx) { return _mm512_shuffle_epi8(v, idx); }
+  static vec widen_lanes12(const unsigned char* p) {  // a dword permute brings bytes 12 L .. 12 L + 15 into lane L
+    const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
+    return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
+  }
+  static void narrow_lanes12(unsigned char* p, vec packed) {  // a dword permute closes the gaps
+    const __m512i out = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15), packed);
+    _mm512_mask_storeu_epi8(p, 0x0000FFFFFFFFFFFFull, out);
+  }
 };
 
 #include "cpu/thin_avx512.hpp"
@@ -158,63 +169,9 @@ void interleave_bytes(const unsigned char* in, std::int64_t in_rs, unsigned char
   }
 }
 
-// ---- 3-, 6- and 12-byte units (RGB8, RGB16, RGB32F) ---------------------------------------------------------
-//
-// A block of 16, 8 or 4 rows of 48-byte pieces: each piece is widened so that every unit fills a power of two
-// (3 -> 4 bytes, 6 -> 8, 12 -> 16: a dword permute brings bytes 12 L .. 12 L + 15 into lane L, an in-lane
-// byte shuffle spreads them, none needed for 12), stored to an L1 scratch, transposed there as 4-, 8- or
-// 16-byte units (full_block), and each output row narrowed back (the inverse shuffle, a dword permute closing
-// the gaps) and stored as 48 bytes with a byte mask. 6- and 12-byte units went unit by unit (memcpy) before:
-// rgb16 2306x4850 0.41 of the non-temporal copy -> 0.65 (2-core Xeon, 1 thread).
+// ---- 3-, 6- and 12-byte units (RGB8, RGB16, RGB32F): pixel_tile.hpp, 48-byte pieces ------------------------
 
-template <int U>
-struct pixel_lanes {
-  static_assert(U == 3 || U == 6 || U == 12, "3-, 6- or 12-byte units");
-  static constexpr int W = U == 3 ? 4 : U == 6 ? 8 : 16;  // widened unit
-  static constexpr int b = 64 / W;                        // units a 48-byte piece, and the block's side
-  static __m512i spread() {  // lane bytes of 16 / W units -> W bytes each
-    if constexpr (U == 3) return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-    else return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, -1, -1, 6, 7, 8, 9, 10, 11, -1, -1));
-  }
-  static __m512i pack() {  // the inverse: 12 bytes at the front of each lane
-    if constexpr (U == 3) return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
-    else return _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 8, 9, 10, 11, 12, 13, -1, -1, -1, -1));
-  }
-};
-
-inline __m512i widen_lanes12(const unsigned char* p) {  // lane L <- bytes 12 L .. 12 L + 15 of a 48-byte piece
-  const __m512i v = _mm512_maskz_loadu_epi8(0x0000FFFFFFFFFFFFull, p);
-  return _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), v);
-}
-
-inline void narrow_lanes12(unsigned char* p, __m512i packed) {  // bytes 0 .. 11 of each lane -> 48 bytes
-  const __m512i out = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 3, 7, 11, 15), packed);
-  _mm512_mask_storeu_epi8(p, 0x0000FFFFFFFFFFFFull, out);
-}
-
-template <int U>
-void tile_pixels(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t out_rs, std::int64_t nr,
-                 std::int64_t nc, std::int64_t /*words*/, prefetch_cursor* pf) {
-  using L = pixel_lanes<U>;
-  constexpr int b = L::b;
-  const __m512i spread = L::spread(), pack = L::pack();
-  alignas(64) unsigned char wide[b * 64];
-  const std::int64_t full_r = nr / b * b, full_c = nc / b * b;
-  for (std::int64_t c = 0; c < full_c; c += b) {
-    for (std::int64_t r = 0; r < full_r; r += b) {
-      for (int i = 0; i < b; ++i) {
-        const __m512i v = widen_lanes12(in + (r + i) * in_rs + c * U);
-        _mm512_store_si512(wide + i * 64, U == 12 ? v : _mm512_shuffle_epi8(v, spread));
-      }
-      simd::full_block<avx512, L::W>(wide, 64, [&](int j, __m512i v) {
-        narrow_lanes12(out + (c + j) * out_rs + r * U, U == 12 ? v : _mm512_shuffle_epi8(v, pack));
-      });
-      simd::prefetch_step(pf);
-    }
-    if (full_r < nr) simd::transpose_units<U>(in + full_r * in_rs + c * U, in_rs, out + c * out_rs + full_r * U, out_rs, nr - full_r, b);
-  }
-  if (full_c < nc) simd::transpose_units<U>(in + full_c * U, in_rs, out + full_c * out_rs, out_rs, nr, nc - full_c);
-}
+#include "cpu/pixel_tile.hpp"
 
 constexpr isa_kernels make_table() {
   isa_kernels k = simd::make_kernels<avx512>(cpu_isa::avx512);
@@ -242,9 +199,9 @@ constexpr isa_kernels make_table() {
   k.interleave[2] = &interleave<4>;
   k.interleave[3] = &interleave<8>;
   k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
-  k.unit3 = {&tile_pixels<3>, 16, 16, nullptr, nullptr};
-  k.unit6 = {&tile_pixels<6>, 8, 8, nullptr, nullptr};
-  k.unit12 = {&tile_pixels<12>, 4, 4, nullptr, nullptr};
+  k.unit3 = {&tile_pixels<avx512, 3>, 16, 16, nullptr, nullptr};
+  k.unit6 = {&tile_pixels<avx512, 6>, 8, 8, nullptr, nullptr};
+  k.unit12 = {&tile_pixels<avx512, 12>, 4, 4, nullptr, nullptr};
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;
