@@ -32,7 +32,6 @@ status require_device_accessible(const void* p, const char* name);
 /// steps (staged groups and blocks, near_square's write-back), whose pointers cuda_execute_inplace checked once.
 status cuda_launch(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream, const device_info& dev);
 
-/// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
 /// A host model's results for the last N keys it was run on (a dispatcher keeps one thread_local instance):
 /// the swizzle and pitch models cost 10-50 us, once per shape, instead of on every launch. Key needs ==.
 template <class Key, class Value, int N = 8>
@@ -56,6 +55,7 @@ class recent_results {
   unsigned next_ = 0;
 };
 
+/// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
 template <class Kernel>
 status allow_dynamic_smem(Kernel* kernel, std::int64_t bytes, const char* what) {
   if (bytes <= 48 * 1024) return status::ok();

@@ -114,7 +114,7 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
   using S = vec16_shape<UnitBytes, Policy>;
   constexpr bool default_tiles = std::is_same_v<Policy, tiles16_default_policy<UnitBytes, Shift>>;
   if (!default_tiles && compound) return status(status_code::internal, "short tiles16 on a compound side");
-  set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
+  set_tiles(p, Shift ? S::shift_step_rows : S::tile_rows, Shift ? S::shift_step_cols : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if constexpr (Shift) {
     // 1-byte units, tiles that fit one wave at shift16_u8_wave_blocks blocks an SM: the kernel built for that
@@ -148,9 +148,8 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
 // their tile rows' step, the columns by their tile columns' step.
 template <class Policy>
 double tiles16_u16_fill(std::int64_t rows, std::int64_t cols, bool shift) {
-  constexpr std::int64_t v = vec16_shape<2>::V;
-  const std::int64_t step_r = v * (shift ? Policy::mr - 1 : Policy::mr), step_c = v * (shift ? Policy::mc - 1 : Policy::mc);
-  return side_fill(rows, step_r) * side_fill(cols, step_c);
+  using S = vec16_shape<2, Policy>;
+  return side_fill(rows, shift ? S::shift_step_rows : S::tile_rows) * side_fill(cols, shift ? S::shift_step_cols : S::tile_cols);
 }
 
 // Short tiles (transpose2d_short_policy: 64 input rows of 256 units instead of 128 x 128) for plain 2-byte
@@ -194,7 +193,7 @@ status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cu
 template <int UnitBytes, bool Shift, class Policy = transpose2d_tile8_policy<UnitBytes>>
 status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, bool fast = false) {
   using S = tile8_shape<UnitBytes, Policy>;
-  set_tiles(p, Shift ? S::V * (S::MR - 1) : S::tile_rows, Shift ? S::V * (S::MC - 1) : S::tile_cols);
+  set_tiles(p, Shift ? S::shift_step_rows : S::tile_rows, Shift ? S::shift_step_cols : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
   else if (!fast) transpose2d_tile8_kernel<UnitBytes, Shift, false, Policy><<<grid, S::threads, 0, stream>>>(p);
@@ -552,12 +551,11 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // better filled gather16 tiles run 0.82-0.90 (53 x 158275 0.880 vs 0.787, 90 x 93206 0.900 vs 0.795).
   constexpr std::int64_t skinny_narrow_max_k = 96;
   constexpr double skinny_narrow_fp32_max_fill = 0.65;
-  constexpr std::int64_t shift8_u8_step_rows = tile8_shape<1>::V * (tile8_shape<1>::MR - 1);
-  constexpr std::int64_t shift16_u16_step_rows = vec16_shape<2>::V * (transpose2d_shift16_policy<2>::mr - 1);
-  constexpr std::int64_t short_u16_step_rows = vec16_shape<2>::V * (transpose2d_short_policy<2>::mr - 1);
+  constexpr std::int64_t shift8_u8_step_rows = tile8_shape<1>::shift_step_rows;
   const double narrow_tile_row_fill =
       unit == 1 ? side_fill(g.rows, shift8_u8_step_rows)
-                : std::max(side_fill(g.rows, shift16_u16_step_rows), side_fill(g.rows, short_u16_step_rows));
+                : std::max(side_fill(g.rows, vec16_shape<2, transpose2d_shift16_policy<2>>::shift_step_rows),
+                           side_fill(g.rows, vec16_shape<2, transpose2d_short_policy<2>>::shift_step_rows));
   const bool narrow_unit_takes_skinny =
       (unit <= 2 && narrow_tile_row_fill < skinny_mid_max_row_fill) || unit == 8 ||
       (unit == 4 && side_fill(g.rows, gather16_tile(4).side) < skinny_narrow_fp32_max_fill);
@@ -659,7 +657,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // 2049 0.727 -> 0.911, 8191 x 4097 0.870 -> 0.904, 9001 x 3001 0.860 -> 0.879, 4097 x 8193 0.848 -> 0.863;
     // with fewer tile rows they lose (2049 x 16383 0.866 -> 0.847, 1001 x 65537 0.804 -> 0.749).
     using wide8 = tile8_shape<1, transpose2d_tile8_wide_policy<1>>;
-    constexpr std::int64_t wide8_step_rows = wide8::V * (wide8::MR - 1);
+    constexpr std::int64_t wide8_step_rows = wide8::shift_step_rows;
     constexpr std::int64_t shift8_fast_max_bytes = std::int64_t{16} << 20;
     constexpr std::int64_t wide8_min_tile_rows = 12;
     const std::int64_t wide8_tile_rows = ceil_div(g.rows, wide8_step_rows);

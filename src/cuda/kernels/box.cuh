@@ -81,6 +81,32 @@ inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsi
   return l;
 }
 
+/// The input byte offset of the box's input-order element i (its digits over the axes, fastest first).
+__device__ __forceinline__ unsigned box_in_offset(const box_params& p, unsigned i) {
+  unsigned rest = i, off = 0;
+  for (int k = 0; k < p.rank; ++k) {
+    const unsigned q = p.extent_div[k].div(rest);
+    off += (rest - q * p.extent[k]) * p.in_stride[k];
+    rest = q;
+  }
+  return off;
+}
+
+/// The output byte offset of the box's output-order element i, and its input-order index (its digits
+/// weighted by the input-order radix), in one pass over its digits.
+__device__ __forceinline__ unsigned box_out_offset(const box_params& p, unsigned i, unsigned& in_index) {
+  unsigned rest = i, off = 0;
+  in_index = 0;
+  for (int j = 0; j < p.rank; ++j) {
+    const int k = p.out_order[j];
+    const unsigned q = p.extent_div[k].div(rest), d = rest - q * p.extent[k];
+    rest = q;
+    off += d * p.out_stride[k];
+    in_index += d * p.in_weight[k];
+  }
+  return off;
+}
+
 template <int UnitBytes, int LoadBytes, int StoreBytes>
 __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
@@ -97,25 +123,9 @@ __global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_para
   auto* src = reinterpret_cast<unsigned short*>(base + box_src_offset(static_cast<int>(V), UnitBytes, box_stages(LoadBytes)));
   // Tables, once per block: decode each index over the axes (fastest first).
   for (unsigned i = threadIdx.x; i < V; i += threads) {
-    unsigned rest = i, off = 0;
-    for (int k = 0; k < p.rank; ++k) {
-      const unsigned q = p.extent_div[k].div(rest);
-      off += (rest - q * p.extent[k]) * p.in_stride[k];
-      rest = q;
-    }
-    in_off[i] = off;
-    // Output-order element i: its output offset and its input-order index (its digits weighted by the
-    // input-order radix), in one pass over its digits.
-    rest = i;
-    unsigned o_off = 0, in_index = 0;
-    for (int j = 0; j < p.rank; ++j) {
-      const int k = p.out_order[j];
-      const unsigned q = p.extent_div[k].div(rest), d = rest - q * p.extent[k];
-      rest = q;
-      o_off += d * p.out_stride[k];
-      in_index += d * p.in_weight[k];
-    }
-    out_off[i] = o_off;
+    in_off[i] = box_in_offset(p, i);
+    unsigned in_index = 0;
+    out_off[i] = box_out_offset(p, i, in_index);
     src[i] = static_cast<unsigned short>(in_index);
   }
   __syncthreads();  // tables complete
@@ -227,27 +237,11 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
   const unsigned in_pitch = p.in_pitch;  // stage_in bytes a run
   for (unsigned i = threadIdx.x; i < V; i += threads) {
-    unsigned rest = i, off = 0;
-    if (const unsigned r = p.in_run_div.div(i); i == r * in_run) {  // input-order element i starts run r
-      for (int k = 0; k < p.rank; ++k) {
-        const unsigned q = p.extent_div[k].div(rest);
-        off += (rest - q * p.extent[k]) * p.in_stride[k];
-        rest = q;
-      }
-      in_run_off[r] = off;
-    }
-    // Output-order element i: its input-order index (its digits weighted by the input-order radix) and, at a
-    // run start, its output offset, in one pass over its digits.
-    rest = i;
-    off = 0;
+    // input-order element i starts run r
+    if (const unsigned r = p.in_run_div.div(i); i == r * in_run) in_run_off[r] = box_in_offset(p, i);
+    // Output-order element i: its input-order index and, at a run start, its output offset.
     unsigned in_index = 0;
-    for (int j = 0; j < p.rank; ++j) {
-      const int k = p.out_order[j];
-      const unsigned q = p.extent_div[k].div(rest), d = rest - q * p.extent[k];
-      rest = q;
-      off += d * p.out_stride[k];
-      in_index += d * p.in_weight[k];
-    }
+    const unsigned off = box_out_offset(p, i, in_index);
     if (const unsigned r = p.out_run_div.div(i); i == r * out_run) out_run_off[r] = off;
     const unsigned q = p.in_run_div.div(in_index);
     src[i] = static_cast<unsigned short>(q * in_pitch + (in_index - q * in_run) * UnitBytes);

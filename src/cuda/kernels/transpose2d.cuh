@@ -253,6 +253,8 @@ struct vec16_shape {
   static constexpr int threads = MR * MC / P;
   static constexpr int tile_rows = V * MR;             // input rows per tile
   static constexpr int tile_cols = V * MC;             // input units per tile row
+  // shift16's tiles overlap by one micro-tile each way: they step by these (units).
+  static constexpr int shift_step_rows = V * (MR - 1), shift_step_cols = V * (MC - 1);
   static_assert(MR >= 8 && (MR & (MR - 1)) == 0 && MC >= 8, "swizzle needs >= 8 power-of-two chunks a row");
 };
 
@@ -859,7 +861,7 @@ template <int UnitBytes, bool Compound, class Policy>
 __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
   using S = vec16_shape<UnitBytes, Policy>;
   constexpr int V = S::V, MR = S::MR, MC = S::MC, P = S::P;
-  constexpr int step_rows = V * (MR - 1), step_cols = V * (MC - 1);  // tile pitch along r and c (units)
+  constexpr int step_rows = S::shift_step_rows, step_cols = S::shift_step_cols;  // tile pitch along r and c (units)
   static_assert(MC <= 32 && MR <= 32, "a row's lanes must share a warp for the shuffles");
   __shared__ uint4 tile[S::tile_cols * MR];
   __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
@@ -1014,6 +1016,7 @@ struct tile8_shape {
   static constexpr int MC = Policy::mc;       // chunks per input row segment (micro-tiles along c)
   static constexpr int threads = MR * MC;     // one micro-tile a thread
   static constexpr int tile_rows = V * MR, tile_cols = V * MC;
+  static constexpr int shift_step_rows = V * (MR - 1), shift_step_cols = V * (MC - 1);  // shift8's tile pitch
   static_assert(MR >= 16 && (MR & (MR - 1)) == 0 && MC >= 16 && MC <= 32 && MR <= 32,
                 "swizzle needs >= 16 power-of-two chunks a row; a row's lanes share a warp");
 };
@@ -1035,7 +1038,7 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     transpose2d_tile8_kernel(const transpose2d_params p) {
   using S = tile8_shape<UnitBytes, Policy>;
   constexpr int V = S::V, MR = S::MR, MC = S::MC;
-  constexpr int step_rows = Shift ? V * (MR - 1) : S::tile_rows, step_cols = Shift ? V * (MC - 1) : S::tile_cols;
+  constexpr int step_rows = Shift ? S::shift_step_rows : S::tile_rows, step_cols = Shift ? S::shift_step_cols : S::tile_cols;
   __shared__ uint2 tile[S::tile_cols * MR];
   __shared__ std::int64_t side_off[Compound ? S::tile_rows + S::tile_cols : 1];
   const unsigned mi = threadIdx.x / MC, mj = threadIdx.x % MC;  // this thread's micro-tile (step 1)
