@@ -170,7 +170,8 @@ bool plan_near_square(inplace_geometry& g) {
   if (g.batch != 1 || d > s / 2 || d > near_square_part_bytes / U / s) return false;
   // The square pass must run on 16-byte vectors (rows of the square a 16-byte multiple apart) or on single
   // words of 4-16 bytes: 1- and 2-byte words at odd pitches ran the square pass at 0.30 / 0.51 of memcpy
-  // (u8 / fp16 8191^2), slower than `shuffle` overall. Units of 1, 2, 4, 8 or 16 bytes only.
+  // (u8 / fp16 8191^2, square_words), slower than `shuffle` overall. (square_shift16 has run those squares
+  // at 0.55 / 0.65 since; near_square with it is not measured yet.) Units of 1, 2, 4, 8 or 16 bytes only.
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;
   if (U > 16 || (U & (U - 1)) != 0 || (pitch % 16 != 0 && U < 4)) return false;
   // The write-back of the extra part: tall, d x s -> s x d after each row's s elements (pitch n); wide,

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -56,7 +57,7 @@ unsigned long long wrong_vs_fill(const void* buf, std::int64_t bytes, cudaStream
 using detail::inplace_choice;
 constexpr inplace_choice shuffle_only = inplace_choice::shuffle_only, no_staged = inplace_choice::no_staged;
 void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream = nullptr,
-           inplace_choice choice = inplace_choice::any) {
+           inplace_choice choice = inplace_choice::any, std::int64_t guard = 64) {
   SCOPED_TRACE(::testing::Message() << p << ", shift " << shift << ", choice " << static_cast<int>(choice));
   const bool tile_cycles = choice == inplace_choice::any;
   inplace_geometry g;
@@ -64,7 +65,7 @@ void check(const inplace_problem& p, std::int64_t shift = 0, cudaStream_t stream
   ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, choice));
   auto plan = make_inplace_plan(p);
   ASSERT_TRUE(plan) << plan.error();
-  const std::uint64_t bytes = static_cast<std::uint64_t>(shift + span + 64);
+  const std::uint64_t bytes = static_cast<std::uint64_t>(shift + span + guard);
   device_buffer buf(bytes), ws(static_cast<std::size_t>(g.workspace_bytes));
   ASSERT_NE(buf.ptr, nullptr);
   ASSERT_NE(ws.ptr, nullptr);
@@ -139,6 +140,23 @@ TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
       check({n, n, U});
       check({n, n, U}, 4);  // words path
     }
+}
+
+// Rows off the 16-byte grid at every byte phase (odd sides, odd pitches, bases not even aligned to the unit):
+// square_shift16 (1- and 2-byte units; edge tiles of every remainder of its tile side T) and square_words, with
+// allocations that end at the matrix's last byte (no guard: under compute-sanitizer, square_shift16's aligned
+// chunks would be reported if they read past the allocation).
+TEST(InplaceGpu, SquaresOnRowsOffThe16ByteGrid) {
+  for (std::int64_t U : {1, 2, 4, 8, 16}) {
+    const std::int64_t T = 16 / U * 15;  // square_shift16's tile side (shift_step_rows)
+    for (const std::int64_t n : std::initializer_list<std::int64_t>{T - 1, T + 1, 2 * T + 7, 1001}) {
+      check({n, n, U}, 0, nullptr, inplace_choice::any, 0);
+      check({n, n, U}, 5, nullptr, inplace_choice::any, 0);
+      check({n, n, U, 3, n + 3, 0}, 11);          // pitched batch, every row at another phase
+      check({n, n, U, 2, n + 1, n * (n + 1) + 7}, 2);  // gaps between the matrices
+    }
+    check({7, 7, U}, 9, nullptr, inplace_choice::any, 0);  // one partial tile
+  }
 }
 
 TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every granule size, edge tiles

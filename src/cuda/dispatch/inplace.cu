@@ -67,6 +67,13 @@ status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, 
                 S::threads, 2 * std::int64_t{S::tile_rows} * S::MR * 16, stream, p, "inplace square_vec16");
 }
 
+template <int U>
+status launch_square_shift16(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_shape<U>;
+  return launch(inplace_square_shift16_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64),
+                S::threads, 2 * std::int64_t{S::tile_cols} * S::MR * 16, stream, p, "inplace square_shift16");
+}
+
 template <class Word>
 status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
@@ -114,6 +121,15 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       case 16: set_tiles(square_shape<16>::tile_rows); return launch_square_vec16<16>(p, stream, dev);
       default: break;
     }
+  }
+  // Rows off the 16-byte grid, 1- and 2-byte units: realigned 16-byte accesses (tuning/inplace.hpp says why not
+  // wider units). p.lo / p.hi: the squares' bytes, first to last (a row's aligned chunks may reach past both).
+  if (U == 1 || U == 2) {
+    p.lo = reinterpret_cast<std::uint64_t>(data);
+    p.hi = p.lo + static_cast<std::uint64_t>((q.batch - 1) * q.batch_stride + (q.A - 1) * q.row_stride +
+                                             (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
+    set_tiles(U == 1 ? square_shape<1>::shift_step_rows : square_shape<2>::shift_step_rows);
+    return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
   }
   if (rows_aligned16 && U <= square_gather_max_unit) {
     const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});

@@ -5,6 +5,9 @@
 //   stores them transposed into two shared tiles, and only after a barrier writes each over the other's place,
 //   so no block ever overwrites data it has not read, and pairs are disjoint across blocks. Diagonal tiles are
 //   transposed onto themselves. grid: 1-D over batch x pairs (grid-stride); block: policy threads.
+// * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
+//   16-byte loads realigned in registers (transpose2d's shift16), stores on the output's 16-byte grid, each
+//   tile's rows written exactly (partial chunks at both ends).
 // * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
 // * square_gather<G>: the same pairs for units that are not a vector's (3, 6, 12, ... bytes), 16-byte aligned
 //   rows: chunks staged, transposed rows gathered in G-byte granules.
@@ -46,6 +49,8 @@ struct inplace_square_params {
   // gather: n / d = umulhi(n, magic) for n, d < 2^16 (magic_u16): d = the 16-byte chunks of a tile row, the unit
   unsigned chunk_magic;
   unsigned unit_magic;
+  // square_shift16: the bytes [lo, hi) of all the squares (its aligned chunks may reach past both ends).
+  std::uint64_t lo, hi;
 
   /// First byte of square `k` (batch-major, then grid rows, then grid columns).
   __device__ __forceinline__ unsigned char* square_base(std::uint64_t k) const {
@@ -126,6 +131,158 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     if (!cur.diagonal)
       store_tile_rows<UnitBytes, S>(tiles[1], [&](int r) { return cur.a_ptr + r * ld; }, cur.full, cur.a_cols,
                                     cur.a_rows);
+    if (next >= p.tasks) break;
+    t = next;
+  }
+}
+
+/// square_shift16 step 1: the micro-tile loads of one tile of T = S::shift_step_rows units a side whose rows
+/// are not 16-byte aligned: the aligned chunks covering each row segment (lane mj of a row group: chunk mj
+/// from the segment's first byte rounded down), all issued before any use, then realigned with the next
+/// lane's chunk (shift16's load). Micro-tile row M - 1 and lane M - 1's realigned chunk lie past the tile: never
+/// loaded / never stored. Chunks leaving [lo, hi) are read bytewise; a tile whose chunks all lie inside
+/// (block-uniform) loads them with no test but the row's.
+template <int UnitBytes, class S>
+__device__ __forceinline__ void load_shift_micro_tiles(std::uint64_t tile, std::int64_t ld, int rows, int cols,
+                                                       std::uint64_t lo, std::uint64_t hi,
+                                                       std::uint32_t (&v)[S::P][S::V][4]) {
+  constexpr int V = S::V, MC = S::MC;
+  const unsigned bytes = static_cast<unsigned>(cols) * UnitBytes;
+  const bool inside = (tile & ~std::uint64_t{15}) >= lo &&
+                      ((tile + static_cast<std::uint64_t>(rows - 1) * ld) & ~std::uint64_t{15}) + 16 * MC <= hi;
+#pragma unroll
+  for (int m = 0; m < S::P; ++m) {
+    const int micro = threadIdx.x + m * S::threads;
+    const int mi = micro / MC, mj = micro % MC;
+    const std::uint64_t a0 = tile + static_cast<std::uint64_t>(mi * V) * ld;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const int row = mi * V + i;
+      const std::uint64_t a = a0 + static_cast<std::uint64_t>(i) * ld;
+      const std::uint64_t chunk = (a & ~std::uint64_t{15}) + 16 * mj;
+      uint4 x = make_uint4(0, 0, 0, 0);
+      if (inside) {
+        if (row < rows) x = __ldcg(reinterpret_cast<const uint4*>(chunk));
+      } else if (row < rows && chunk < a + bytes) {
+        x = load_chunk<16, true>(chunk, lo, hi);
+      }
+      v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+    }
+  }
+#pragma unroll
+  for (int m = 0; m < S::P; ++m) {
+    const int mi = (static_cast<int>(threadIdx.x) + m * S::threads) / MC;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const auto mis = static_cast<unsigned>(tile + static_cast<std::uint64_t>(mi * V + i) * ld) & 15;
+      const std::uint32_t own[4] = {v[m][i][0], v[m][i][1], v[m][i][2], v[m][i][3]};
+      std::uint32_t next[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, own[k], 1, MC);
+      realign(own, next, mis, v[m][i]);
+    }
+  }
+}
+
+/// square_shift16 step 3: a shared tile in output orientation to the output rows at `tile` + c ld, each
+/// owning exactly its units [0, rows) — unlike shift16, whose tiles split rows at the output's 16-byte grid,
+/// a pair may not write bytes of another pair's tiles, which that pair may not have read yet. Two passes, so
+/// that no warp diverges on the piecewise ends: every grid chunk the segment covers whole (lane q: grid chunk
+/// q + (ph != 0) from tile chunks q, q + 1), then each row's partial first and last chunks, a thread each.
+template <int UnitBytes, class S>
+__device__ __forceinline__ void store_shift_rows(const uint4* t, std::uint64_t tile, std::int64_t ld, int rows,
+                                                 int cols) {
+  constexpr int V = S::V, MR = S::MR;
+  const int span = rows * UnitBytes;
+#pragma unroll
+  for (int j = 0; j < V * S::P; ++j) {
+    const int x = threadIdx.x + j * S::threads;
+    const int c = x / MR, q = x % MR;
+    const uint4 val4 = t[swizzle<V, MR>(c, q)];
+    const std::uint32_t val[4] = {val4.x, val4.y, val4.z, val4.w};
+    std::uint32_t next[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+    if (c >= cols || q == MR - 1) continue;
+    const std::uint64_t o = tile + static_cast<std::uint64_t>(c) * ld;
+    const unsigned ph = static_cast<unsigned>(o) & 15;
+    const int g = q + (ph != 0), first = 16 * g - static_cast<int>(ph);  // first: segment byte at chunk g
+    if (first + 16 > span) continue;
+    std::uint32_t w[4];
+    realign(val, next, (16 - ph) & 15, w);
+    *reinterpret_cast<uint4*>(o - ph + 16 * g) = make_uint4(w[0], w[1], w[2], w[3]);
+  }
+  // The ends, entry x = 2 c + e (e = 0: head, 1: tail). Tile chunk k holds segment bytes [16 k, 16 k + 16).
+  for (int x = threadIdx.x; x < 2 * cols; x += S::threads) {
+    const int c = x >> 1;
+    const std::uint64_t o = tile + static_cast<std::uint64_t>(c) * ld;
+    const int ph = static_cast<int>(o & 15), end = ph + span;  // the segment: grid bytes [ph, end)
+    const int g = (x & 1) == 0 ? 0 : (end - 1) >> 4;
+    // The head entry takes chunk 0 when the segment starts inside it; the tail entry the last chunk when the
+    // segment ends inside it, unless that is the head's chunk 0.
+    if ((x & 1) == 0 ? ph == 0 : ((end & 15) == 0 || (g == 0 && ph != 0))) continue;
+    const int first = 16 * g - ph;  // segment byte at chunk g's start (>= -15)
+    const int k = first < 0 ? 0 : first >> 4;   // tile chunk holding segment byte max(first, 0)
+    const uint4 b4 = t[swizzle<V, MR>(c, k)];
+    const std::uint32_t b[4] = {b4.x, b4.y, b4.z, b4.w};
+    std::uint32_t w[4];
+    if (first < 0) {  // chunk 0: bytes [ph, 16) = segment bytes [0, 16 - ph)
+      const std::uint32_t z[4] = {0, 0, 0, 0};
+      realign(z, b, static_cast<unsigned>(16 - ph), w);
+    } else if (ph != 0) {  // segment bytes [first, first + 16) straddle tile chunks k and k + 1
+      const uint4 n4 = t[swizzle<V, MR>(c, k + 1)];
+      const std::uint32_t n[4] = {n4.x, n4.y, n4.z, n4.w};
+      realign(b, n, static_cast<unsigned>(first & 15), w);
+    } else {
+      w[0] = b[0], w[1] = b[1], w[2] = b[2], w[3] = b[3];
+    }
+    const int lo_b = first < 0 ? -first : 0, hi_b = end - 16 * g < 16 ? end - 16 * g : 16;
+    store_byte_range(o - static_cast<std::uint64_t>(ph) + 16 * g, static_cast<unsigned>(lo_b),
+                     static_cast<unsigned>(hi_b), w);
+  }
+}
+
+/// square_shift16<UnitBytes>: square_vec16's pairs for 1-16-byte units whose rows are not 16-byte aligned
+/// (odd sides such as 8191^2, odd pitches, shifted bases): every global access an aligned 16-byte vector but
+/// the two ends of each tile row. Tiles of T = V (M - 1) units a side (shift16's step: one micro-tile of the
+/// M x M grid feeds the realignments), loaded realigned (load_shift_micro_tiles), transposed through the same
+/// swizzled shared tiles, stored on the output's 16-byte grid within the tile's own units (store_shift_rows).
+/// Dispatched for 1- and 2-byte units, which square_words moved a byte / a half at a time (see the policy).
+template <int UnitBytes>
+__global__ void __launch_bounds__(square_shape<UnitBytes>::threads, inplace_square_shift16_policy<UnitBytes>::min_blocks)
+    inplace_square_shift16_kernel(const inplace_square_params p) {
+  using S = square_shape<UnitBytes>;
+  static_assert(S::MR == S::MC, "square tiles");
+  constexpr int T = S::shift_step_rows;
+  extern __shared__ uint4 smem_tiles[];  // two tiles of V M x M chunks
+  uint4* tiles[2] = {smem_tiles, smem_tiles + S::tile_cols * S::MR};
+  std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
+  auto extent = [](std::int64_t left) { return static_cast<int>(left < T ? left : T); };
+  auto load_pair = [&](const square_pair& q) {
+    const auto a = reinterpret_cast<std::uint64_t>(q.a_ptr), b = reinterpret_cast<std::uint64_t>(q.b_ptr);
+    load_shift_micro_tiles<UnitBytes, S>(a, p.ld, extent(q.a_rows), extent(q.a_cols), p.lo, p.hi, va);
+    if (!q.diagonal) load_shift_micro_tiles<UnitBytes, S>(b, p.ld, extent(q.a_cols), extent(q.a_rows), p.lo, p.hi, vb);
+  };
+  constexpr bool prefetch = inplace_square_shift16_policy<UnitBytes>::prefetch;
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  square_pair q = square_pair_of(p, t, T, UnitBytes);
+  if constexpr (prefetch) load_pair(q);
+  for (;;) {  // as square_vec16's loop
+    if constexpr (!prefetch) load_pair(q);
+    __syncthreads();
+    store_micro_tiles<UnitBytes, S>(va, tiles[0]);
+    if (!q.diagonal) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
+    __syncthreads();
+    const square_pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = square_pair_of(p, next, T, UnitBytes);
+      if constexpr (prefetch) load_pair(q);
+    }
+    const auto a = reinterpret_cast<std::uint64_t>(cur.a_ptr), b = reinterpret_cast<std::uint64_t>(cur.b_ptr);
+    store_shift_rows<UnitBytes, S>(tiles[0], b, p.ld, extent(cur.a_rows), extent(cur.a_cols));  // A^T over B
+    if (!cur.diagonal) store_shift_rows<UnitBytes, S>(tiles[1], a, p.ld, extent(cur.a_cols), extent(cur.a_rows));
     if (next >= p.tasks) break;
     t = next;
   }

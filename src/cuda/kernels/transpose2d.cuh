@@ -506,14 +506,18 @@ __device__ __forceinline__ std::uint32_t lds_piece(unsigned addr) {
 }
 
 /// 16 bytes at the aligned address `chunk`; bytewise where the chunk leaves [lo, hi) (the input view), so a
-/// view's first and last chunks never read outside it.
+/// view's first and last chunks never read outside it. Coherent: through L2 (`__ldcg`), for kernels that write
+/// the data they read (in-place), which may not take the read-only path.
 template <int Bytes>
 using chunk_vec = std::conditional_t<Bytes == 16, uint4, uint2>;
 
-template <int Bytes = 16>
+template <int Bytes = 16, bool Coherent = false>
 __device__ __forceinline__ chunk_vec<Bytes> load_chunk(std::uint64_t chunk, std::uint64_t lo, std::uint64_t hi) {
   static_assert(Bytes == 16 || Bytes == 8, "16- or 8-byte chunks");
-  if (chunk >= lo && chunk + Bytes <= hi) return __ldg(reinterpret_cast<const chunk_vec<Bytes>*>(chunk));
+  if (chunk >= lo && chunk + Bytes <= hi) {
+    const auto* src = reinterpret_cast<const chunk_vec<Bytes>*>(chunk);
+    return Coherent ? __ldcg(src) : __ldg(src);
+  }
   std::uint32_t w[4] = {0, 0, 0, 0};
   for (int b = 0; b < Bytes; ++b)
     if (chunk + b >= lo && chunk + b < hi)

@@ -109,4 +109,21 @@ struct inplace_square_policy<16> {  // 32 x 32 units, 256 threads x 4 micro-tile
   static constexpr bool prefetch = true;
 };
 
+/// square_shift16 (kernels/inplace.cuh): square_vec16's pairs on rows off the 16-byte grid, for the units that
+/// square_words would move a byte or a half at a time. H100, 2026-11-26, same call, square_words ->
+/// square_shift16: u8 8191^2 0.298 -> 0.553, u8 16383^2 0.267 -> 0.545, fp16 8191^2 0.513 -> 0.647 (with this
+/// policy; 0.609 prefetching at one block an SM, 0.41-0.43 at three, which spill). Not dispatched for 4-16-byte
+/// units, whose single-word square_words is as fast or faster (best bounds and prefetch per unit: fp32 8191^2
+/// 0.700 -> 0.711, 12345^2 0.709 -> 0.698; fp64 8191^2 0.779 -> 0.715; c128 0.842 -> 0.846).
+template <int UnitBytes>
+struct inplace_square_shift16_policy {
+  static constexpr int min_blocks = 1;  // 1-byte: 256 threads x ~250 registers, one block an SM anyway
+  static constexpr bool prefetch = false;
+};
+template <>
+struct inplace_square_shift16_policy<2> {
+  static constexpr int min_blocks = 2;  // <= 128 registers (no spill)
+  static constexpr bool prefetch = false;
+};
+
 }  // namespace xpose::detail
