@@ -115,6 +115,8 @@ struct inplace_square_policy<16> {  // 32 x 32 units, 256 threads x 4 micro-tile
 /// policy; 0.609 prefetching at one block an SM, 0.41-0.43 at three, which spill). Not dispatched for 4-16-byte
 /// units, whose single-word square_words is as fast or faster (best bounds and prefetch per unit: fp32 8191^2
 /// 0.700 -> 0.711, 12345^2 0.709 -> 0.698; fp64 8191^2 0.779 -> 0.715; c128 0.842 -> 0.846).
+/// Square_vec16's 16 x 16 micro-tiles kept: 8 x 8 (64 threads, several blocks an SM) lost, u8 8191^2 0.554 ->
+/// 0.478, fp16 0.647 -> 0.481 (same call).
 template <int UnitBytes>
 struct inplace_square_shift16_policy {
   static constexpr int min_blocks = 1;  // 1-byte: 256 threads x ~250 registers, one block an SM anyway
