@@ -90,31 +90,22 @@ __device__ __forceinline__ square_pair square_pair_of(const inplace_square_param
   return q;
 }
 
-template <int UnitBytes>
-__global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
-    inplace_square_vec16_kernel(const inplace_square_params p) {
-  using S = square_shape<UnitBytes>;
-  static_assert(S::tile_rows == S::tile_cols, "square tiles");
-  constexpr int T = S::tile_rows;
-  extern __shared__ uint4 smem_tiles[];  // two tiles of T x MR chunks (dynamic: 64 KiB for fp16 pairs)
-  uint4* tiles[2] = {smem_tiles, smem_tiles + T * S::MR};
-  std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
-  auto load_pair = [&](const square_pair& q) {
-    const std::int64_t ld = p.ld;
-    load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.a_ptr + r * ld; }, q.full, q.a_rows, q.a_cols, va);
-    if (!q.diagonal)
-      load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.b_ptr + r * ld; }, q.full, q.a_cols, q.a_rows, vb);
-  };
-  constexpr bool prefetch = inplace_square_policy<UnitBytes>::prefetch;
+/// The pair loop of square_vec16 and square_shift16 over the block's pairs t = blockIdx.x, + gridDim.x, ...:
+/// `load_pair(q)` fills va (tile A) and vb (B, unless diagonal) with the pair's micro-tiles, which go
+/// transposed through the two shared tiles; `store_pair(q)` writes them back over each other. Software
+/// pipeline (Prefetch): the next pair's loads are issued before this pair's stores. Safe: pairs are disjoint,
+/// and a block's next pair is its own, so nothing reads what another's stores overwrite. Without it the loads
+/// start each iteration (the registers are not live across it).
+template <int UnitBytes, class S, bool Prefetch, class Load, class Store>
+__device__ __forceinline__ void square_pairs(const inplace_square_params& p, int T, std::uint32_t (&va)[S::P][S::V][4],
+                                             std::uint32_t (&vb)[S::P][S::V][4], uint4* const (&tiles)[2],
+                                             const Load& load_pair, const Store& store_pair) {
   std::int64_t t = blockIdx.x;
   if (t >= p.tasks) return;
   square_pair q = square_pair_of(p, t, T, UnitBytes);
-  if constexpr (prefetch) load_pair(q);
-  // Software pipeline (policy prefetch): the next pair's loads are issued before this pair's stores. Safe:
-  // pairs are disjoint, and a block's next pair is its own, so nothing reads what another's stores overwrite.
-  // Without it the loads start each iteration (the registers are not live across it).
+  if constexpr (Prefetch) load_pair(q);
   for (;;) {
-    if constexpr (!prefetch) load_pair(q);
+    if constexpr (!Prefetch) load_pair(q);
     __syncthreads();  // the previous pair's shared reads are done
     store_micro_tiles<UnitBytes, S>(va, tiles[0]);
     if (!q.diagonal) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
@@ -123,17 +114,38 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
     const std::int64_t next = t + gridDim.x;
     if (next < p.tasks) {
       q = square_pair_of(p, next, T, UnitBytes);
-      if constexpr (prefetch) load_pair(q);
+      if constexpr (Prefetch) load_pair(q);
     }
+    store_pair(cur);
+    if (next >= p.tasks) break;
+    t = next;
+  }
+}
+
+template <int UnitBytes>
+__global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
+    inplace_square_vec16_kernel(const inplace_square_params p) {
+  using S = square_shape<UnitBytes>;
+  static_assert(S::tile_rows == S::tile_cols, "square tiles");
+  constexpr int T = S::tile_rows;
+  extern __shared__ uint4 smem_tiles[];  // two tiles of T x MR chunks (dynamic: 64 KiB for fp16 pairs)
+  uint4* const tiles[2] = {smem_tiles, smem_tiles + T * S::MR};
+  std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
+  auto load_pair = [&](const square_pair& q) {
+    const std::int64_t ld = p.ld;
+    load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.a_ptr + r * ld; }, q.full, q.a_rows, q.a_cols, va);
+    if (!q.diagonal)
+      load_micro_tiles<UnitBytes, S, true>([&](int r) { return q.b_ptr + r * ld; }, q.full, q.a_cols, q.a_rows, vb);
+  };
+  square_pairs<UnitBytes, S, inplace_square_policy<UnitBytes>::prefetch>(p, T, va, vb, tiles, load_pair,
+                                                                         [&](const square_pair& cur) {
     const std::int64_t ld = p.ld;
     store_tile_rows<UnitBytes, S>(tiles[0], [&](int r) { return cur.b_ptr + r * ld; }, cur.full, cur.a_rows,
                                   cur.a_cols);  // A^T over B
     if (!cur.diagonal)
       store_tile_rows<UnitBytes, S>(tiles[1], [&](int r) { return cur.a_ptr + r * ld; }, cur.full, cur.a_cols,
                                     cur.a_rows);
-    if (next >= p.tasks) break;
-    t = next;
-  }
+  });
 }
 
 /// square_shift16 step 1: the micro-tile loads of one tile of T = S::shift_step_rows units a side whose rows
@@ -176,10 +188,7 @@ __device__ __forceinline__ void load_shift_micro_tiles(std::uint64_t tile, std::
     for (int i = 0; i < V; ++i) {
       const auto mis = static_cast<unsigned>(tile + static_cast<std::uint64_t>(mi * V + i) * ld) & 15;
       const std::uint32_t own[4] = {v[m][i][0], v[m][i][1], v[m][i][2], v[m][i][3]};
-      std::uint32_t next[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, own[k], 1, MC);
-      realign(own, next, mis, v[m][i]);
+      realign_with_next_lane<MC>(own, mis, v[m][i]);
     }
   }
 }
@@ -255,7 +264,7 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads, inplace_squa
   static_assert(S::MR == S::MC, "square tiles");
   constexpr int T = S::shift_step_rows;
   extern __shared__ uint4 smem_tiles[];  // two tiles of V M x M chunks
-  uint4* tiles[2] = {smem_tiles, smem_tiles + S::tile_cols * S::MR};
+  uint4* const tiles[2] = {smem_tiles, smem_tiles + S::tile_cols * S::MR};
   std::uint32_t va[S::P][S::V][4], vb[S::P][S::V][4];
   auto extent = [](std::int64_t left) { return static_cast<int>(left < T ? left : T); };
   auto load_pair = [&](const square_pair& q) {
@@ -263,29 +272,12 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads, inplace_squa
     load_shift_micro_tiles<UnitBytes, S>(a, p.ld, extent(q.a_rows), extent(q.a_cols), p.lo, p.hi, va);
     if (!q.diagonal) load_shift_micro_tiles<UnitBytes, S>(b, p.ld, extent(q.a_cols), extent(q.a_rows), p.lo, p.hi, vb);
   };
-  constexpr bool prefetch = inplace_square_shift16_policy<UnitBytes>::prefetch;
-  std::int64_t t = blockIdx.x;
-  if (t >= p.tasks) return;
-  square_pair q = square_pair_of(p, t, T, UnitBytes);
-  if constexpr (prefetch) load_pair(q);
-  for (;;) {  // as square_vec16's loop
-    if constexpr (!prefetch) load_pair(q);
-    __syncthreads();
-    store_micro_tiles<UnitBytes, S>(va, tiles[0]);
-    if (!q.diagonal) store_micro_tiles<UnitBytes, S>(vb, tiles[1]);
-    __syncthreads();
-    const square_pair cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tasks) {
-      q = square_pair_of(p, next, T, UnitBytes);
-      if constexpr (prefetch) load_pair(q);
-    }
+  square_pairs<UnitBytes, S, inplace_square_shift16_policy<UnitBytes>::prefetch>(p, T, va, vb, tiles, load_pair,
+                                                                                 [&](const square_pair& cur) {
     const auto a = reinterpret_cast<std::uint64_t>(cur.a_ptr), b = reinterpret_cast<std::uint64_t>(cur.b_ptr);
     store_shift_rows<UnitBytes, S>(tiles[0], b, p.ld, extent(cur.a_rows), extent(cur.a_cols));  // A^T over B
     if (!cur.diagonal) store_shift_rows<UnitBytes, S>(tiles[1], a, p.ld, extent(cur.a_cols), extent(cur.a_rows));
-    if (next >= p.tasks) break;
-    t = next;
-  }
+  });
 }
 
 inline constexpr int square_words_threads = 256;

@@ -779,6 +779,16 @@ __device__ __forceinline__ void realign(const std::uint32_t (&lo)[W], const std:
   for (int i = 0; i < W; ++i) out[i] = __funnelshift_r(y[i], y[i + 1], sh);
 }
 
+/// shift16's load realignment: bytes [s, s + 16) of this lane's 16-byte chunk `w` followed by the next lane's
+/// (lanes in groups of Width; the group's last lane gets its own chunk again, whose result is never used).
+template <int Width>
+__device__ __forceinline__ void realign_with_next_lane(const std::uint32_t (&w)[4], unsigned s, std::uint32_t (&out)[4]) {
+  std::uint32_t next[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, w[k], 1, Width);
+  realign(w, next, s, out);
+}
+
 /// Stores bytes [lo, hi) of the 4 W bytes `w` at the 4 W-byte aligned address `chunk` (W = 4: 16-byte chunks,
 /// 2: 8-byte), 0 <= lo < hi <= 4 W, as naturally aligned stores of 1, 2, 4 (and 8) bytes — one vector store
 /// when the range is whole.
@@ -936,10 +946,7 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
 #pragma unroll
       for (int i = 0; i < V; ++i) {
         const std::uint32_t own[4] = {x[i].x, x[i].y, x[i].z, x[i].w};
-        std::uint32_t next[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) next[k] = __shfl_down_sync(0xffffffffu, own[k], 1, MC);
-        realign(own, next, mis[i], v[m][i]);
+        realign_with_next_lane<MC>(own, mis[i], v[m][i]);
       }
     }
     __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
