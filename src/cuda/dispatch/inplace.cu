@@ -139,19 +139,22 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
     const std::int64_t smem = 2 * std::int64_t{p.tile} * square_gather_pitch(static_cast<int>(U));
     const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
-    const std::int64_t loads = (2 * std::int64_t{p.tile} * p.tile * U / 16 + square_gather_threads - 1) / square_gather_threads;
-    auto go = [&]<int L>() {
-      auto run = [&](auto kernel) { return launch(kernel, blocks, square_gather_threads, smem, stream, p, "inplace square_gather"); };
+    const int threads = square_gather_threads(static_cast<int>(U));
+    const std::int64_t loads = (2 * std::int64_t{p.tile} * p.tile * U / 16 + threads - 1) / threads;
+    auto go = [&]<int L, int Threads>() {
+      auto run = [&](auto kernel) { return launch(kernel, blocks, Threads, smem, stream, p, "inplace square_gather"); };
       switch (G) {
-        case 1: return run(inplace_square_gather_kernel<1, L>);
-        case 2: return run(inplace_square_gather_kernel<2, L>);
-        case 4: return run(inplace_square_gather_kernel<4, L>);
-        case 8: return run(inplace_square_gather_kernel<8, L>);
-        default: return run(inplace_square_gather_kernel<16, L>);
+        case 1: return run(inplace_square_gather_kernel<1, L, Threads>);
+        case 2: return run(inplace_square_gather_kernel<2, L, Threads>);
+        case 4: return run(inplace_square_gather_kernel<4, L, Threads>);
+        case 8: return run(inplace_square_gather_kernel<8, L, Threads>);
+        default: return run(inplace_square_gather_kernel<16, L, Threads>);
       }
     };
     if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather: tile too large");
-    return loads <= 4 ? go.template operator()<4>() : loads <= 8 ? go.template operator()<8>() : go.template operator()<12>();
+    if (threads == 512)
+      return loads <= 4 ? go.template operator()<4, 512>() : loads <= 8 ? go.template operator()<8, 512>() : go.template operator()<12, 512>();
+    return loads <= 4 ? go.template operator()<4, 256>() : loads <= 8 ? go.template operator()<8, 256>() : go.template operator()<12, 256>();
   }
   p.unit_words = static_cast<int>(U / word);
   set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));

@@ -352,14 +352,20 @@ __global__ void __launch_bounds__(square_words_threads) inplace_square_words_ker
 }
 
 /// square_gather's tiles: T units a side, a power of two with T x unit a whole number of 16-byte chunks, a
-/// pair at most square_gather_max_loads x 256 chunks (the loads in flight a thread holds) and ~50 KiB of
-/// shared memory: 64 up to 5-byte units (rows of 192-320 bytes), 32 up to 24 bytes, 16 up to 64. 0 above.
+/// pair at most square_gather_max_loads x threads chunks (the loads in flight a thread holds) and ~100 KiB of
+/// shared memory: 64 up to 12-byte units (rows of 192-768 bytes), 32 up to 24 bytes, 16 up to 64. 0 above.
+/// Tile rows shorter than ~384 bytes cost much: H100, same call, 8192^2, square_gather with T = 32 -> 64 (512
+/// threads): 6-byte units 0.706 -> 0.896, 12-byte 0.882 -> 0.915; T = 64 -> 32: 3-byte 0.75 -> 0.56, 5-byte
+/// 0.78 -> 0.66; 12-byte T = 32 -> 16: 0.88 -> 0.62. 3-byte T = 128 (512 threads): 8192^2 0.75 -> 0.79 but
+/// 4096^2 0.86 -> 0.77 (528 pairs for 264 resident blocks), so 3-byte units keep 64.
 inline constexpr int square_gather_max_unit = 64;
-inline constexpr int square_gather_threads = 256;
 inline constexpr int square_gather_max_loads = 12;
 __host__ __device__ constexpr int square_gather_tile(int unit) {
-  return unit < 1 ? 0 : unit <= 5 ? 64 : unit <= 24 ? 32 : unit <= square_gather_max_unit ? 16 : 0;
+  return unit < 1 ? 0 : unit <= 12 ? 64 : unit <= 24 ? 32 : unit <= square_gather_max_unit ? 16 : 0;
 }
+/// Threads a block: 512 where a pair's chunks would need more than square_gather_max_loads a thread at 256
+/// (6-12-byte units with T = 64; 6-byte: 0.886 at 256 threads, 0.892 at 512).
+__host__ __device__ constexpr int square_gather_threads(int unit) { return unit >= 6 && unit <= 12 ? 512 : 256; }
 /// Shared-memory row pitch of square_gather: the tile row's bytes + one 16-byte chunk.
 __host__ __device__ constexpr int square_gather_pitch(int unit) { return square_gather_tile(unit) * unit + 16; }
 
@@ -408,10 +414,10 @@ struct gather_pair {
 /// edge). As in square_vec16, a block issues its next pair's loads before the current pair's stores. Lanes
 /// take pairs of chunks (one 32-byte sector) of consecutive output rows. Before this, 3-byte units went
 /// through square_words one byte at a time (rgb8 4096^2: 0.175 of memcpy on H100).
-/// L: loads a thread holds (4, 8 or 12: the pair's chunks / 256, rounded up); the fewer, the fewer registers
-/// and the more blocks an SM runs (rgb8: 8 loads, 3 blocks).
-template <int G, int L>
-__global__ void __launch_bounds__(square_gather_threads, L <= 4 ? 4 : L <= 8 ? 3 : 2)
+/// L: loads a thread holds (4, 8 or 12: the pair's chunks / Threads, rounded up); the fewer, the fewer
+/// registers and the more blocks an SM runs (rgb8: 8 loads, 3 blocks). Threads: square_gather_threads.
+template <int G, int L, int Threads>
+__global__ void __launch_bounds__(Threads, Threads == 512 ? (L <= 8 ? 2 : 1) : (L <= 4 ? 4 : L <= 8 ? 3 : 2))
     inplace_square_gather_kernel(const inplace_square_params p) {
   extern __shared__ uint4 gather_smem[];
   auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
@@ -434,7 +440,7 @@ __global__ void __launch_bounds__(square_gather_threads, L <= 4 ? 4 : L <= 8 ? 3
 #pragma unroll
     for (int k = 0; k < L; ++k) {
       at[k] = -1;
-      const int x = static_cast<int>(threadIdx.x) + k * square_gather_threads;
+      const int x = static_cast<int>(threadIdx.x) + k * Threads;
       const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks;
       const int r = static_cast<int>(__umulhi(static_cast<unsigned>(y), p.chunk_magic)), o = 16 * (y - r * chunks);
       const int rows = s ? q.rows[1] : q.rows[0], bytes = s ? q.bytes[1] : q.bytes[0];
@@ -469,7 +475,7 @@ __global__ void __launch_bounds__(square_gather_threads, L <= 4 ? 4 : L <= 8 ? 3
       const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
       const unsigned char* st = stage + s * T * pitch;
       unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
-      for (int x = threadIdx.x; x < 2 * T * pair_chunks; x += square_gather_threads) {
+      for (int x = threadIdx.x; x < 2 * T * pair_chunks; x += Threads) {
         const int h = x & 1, c = (x >> 1) & (T - 1), w = 2 * ((x >> 1) >> tile_shift) + h, o = 16 * w;
         if (c >= cl || o >= ob) continue;
         // Output byte k of row c is byte k % U of staged row k / U's unit c.
