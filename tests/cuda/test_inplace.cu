@@ -168,6 +168,16 @@ TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every gran
     }
 }
 
+// square_pixel48 (RGB8 pairs through register permutes) runs where there are at least 8 pairs an SM: batches
+// of squares with full and edge tiles of its 128 units, packed, pitched (rows still 16-byte aligned) and with
+// gaps; on GPUs with fewer pairs an SM than that the same problems run square_gather.
+TEST(InplaceGpu, SquaresOfRgb8ThroughRegisterPermutes) {
+  check({304, 304, 3, 200});                    // 3 x 3 tiles (48-unit edges): 6 pairs a matrix
+  check({257, 257, 3, 200, 272, 0});            // a 1-unit edge; rows 816 bytes apart
+  check({128, 128, 3, 1200, 0, 128 * 128 + 16});  // one diagonal pair a matrix, 48-byte gaps
+  check({1000, 1000, 3, 40}, 16);
+}
+
 TEST(InplaceGpu, BatchesPitchedSquaresAndGaps) {
   check({37, 37, 4, 3, 41, 0});
   check({300, 300, 1, 3, 320, 300 * 320 + 16});

@@ -74,6 +74,13 @@ status launch_square_shift16(const inplace_square_params& p, cudaStream_t stream
                 S::threads, 2 * std::int64_t{S::tile_cols} * S::MR * 16, stream, p, "inplace square_shift16");
 }
 
+template <int U>
+status launch_square_pixel48(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_pixel48_shape<U>;
+  return launch(inplace_square_pixel48_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 8),
+                S::threads, S::smem_bytes, stream, p, "inplace square_pixel48");
+}
+
 template <class Word>
 status launch_square_words(inplace_square_params p, cudaStream_t stream, const device_info& dev) {
   const std::int64_t smem = 2 * std::int64_t{p.tile} * (std::int64_t{p.tile} * p.unit_words + 1) * sizeof(Word);
@@ -130,6 +137,13 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
                                              (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
     set_tiles(U == 1 ? square_shape<1>::shift_step_rows : square_shape<2>::shift_step_rows);
     return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
+  }
+  // 3-byte units (RGB8) on 16-byte aligned rows: square_pixel48 where the pairs fill the GPU many times over
+  // (its 196 KiB pairs run one block an SM), else square_gather (tuning/inplace.hpp gives the figures).
+  if (rows_aligned16 && U == 3) {
+    set_tiles(square_pixel48_shape<3>::T);
+    if (p.tasks >= inplace_square_pixel48_policy::min_pairs_per_sm * std::int64_t{dev.sm_count})
+      return launch_square_pixel48<3>(p, stream, dev);
   }
   if (rows_aligned16 && U <= square_gather_max_unit) {
     const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});

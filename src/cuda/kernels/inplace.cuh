@@ -8,6 +8,8 @@
 // * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
 //   16-byte loads realigned in registers (transpose2d's shift16), stores on the output's 16-byte grid, each
 //   tile's rows written exactly (partial chunks at both ends).
+// * square_pixel48<UnitBytes>: the same pairs for 3-byte units (RGB8) on 16-byte aligned rows, tiles of 384-byte
+//   rows: chunks staged with cp.async, pixel48's register byte permutes, 16-byte stores.
 // * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
 // * square_gather<G>: the same pairs for units that are not a vector's (3, 6, 12, ... bytes), 16-byte aligned
 //   rows: chunks staged, transposed rows gathered in G-byte granules.
@@ -25,6 +27,7 @@
 #include <cstdint>
 
 #include "cuda/index_math.hpp"
+#include "cuda/kernels/pixel48.cuh"
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/inplace.hpp"
 #include "plan/inplace_maps.hpp"
@@ -397,6 +400,145 @@ __device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, in
   for (int b = 0; b < 16; ++b)
     if (b < n) (&v.x)[b / 4] |= std::uint32_t{__ldcg(src + b)} << (8 * (b % 4));
   return v;
+}
+
+/// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 48-byte micro-tile pieces and 64-byte
+/// groups of the output buffer's slots), staged at an odd number of 16-byte slots a row (pixel48's pitch rule).
+template <int UnitBytes>
+struct square_pixel48_shape {
+  static_assert(UnitBytes == 3 || UnitBytes == 6 || UnitBytes == 12, "units of 3, 6 or 12 bytes");
+  static constexpr int U = UnitBytes, C = 48 / U;  // C: units a micro-tile piece (output rows of a micro-tile)
+  static constexpr int T = inplace_square_pixel48_policy::tile(U);
+  static constexpr int R = T * U;
+  static_assert(R % 64 == 0 && T % 4 == 0, "whole micro-tiles and output slot groups");
+  static constexpr int row_chunks = R / 16;
+  static constexpr int in_pitch = row_chunks % 2 == 1 ? R : R + 16;
+  static constexpr int out_pitch = R;
+  static constexpr int micro_rows = T / 4, micro_cols = R / 48;
+  static constexpr int threads = inplace_square_pixel48_policy::threads;
+  static constexpr int smem_bytes = 2 * T * (in_pitch + out_pitch);  // a pair: two staged and two output tiles
+};
+
+/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of units that divide 48 bytes (dispatched: 3-byte RGB8)
+/// on 16-byte aligned rows, with pixel48's register permutes instead of square_gather's shared-memory gathers one
+/// byte at a time, and tiles of 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair: both tiles' rows staged as aligned 16-byte chunks (cp.async; the
+/// chunk at a tile row's end, when the matrix side cuts it, bytewise within the tile); micro-tiles of 4 rows x
+/// 48 bytes permuted in registers into the output rows' buffers (pixel48_map, pixel48_out_byte's slot XOR);
+/// each buffer row stored as aligned 16-byte vectors over the mirror tile, its partial last chunk (side cut)
+/// piecewise. The next pair's loads are issued once the permutes have read the staged rows, before this pair's
+/// stores (pairs are disjoint, and a block's next pair is its own). grid: 1-D over pairs (grid-stride).
+template <int UnitBytes>
+__global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
+    inplace_square_pixel48_kernel(const inplace_square_params p) {
+  using S = square_pixel48_shape<UnitBytes>;
+  constexpr int U = UnitBytes, T = S::T, C = S::C, threads = S::threads;
+  constexpr int tile_chunks = T * S::row_chunks, tile_micros = S::micro_rows * S::micro_cols;
+  extern __shared__ __align__(16) unsigned char square_pixel48_smem[];
+  const auto smem = static_cast<unsigned>(__cvta_generic_to_shared(square_pixel48_smem));
+  auto staged = [&](int s) { return smem + static_cast<unsigned>(s * T * S::in_pitch); };
+  auto outbuf = [&](int s) { return smem + static_cast<unsigned>(2 * T * S::in_pitch + s * T * S::out_pitch); };
+  // Tile s = 0 (A) or 1 (B, its mirror): rows(s) rows of rows(1 - s) units at ptr(s), stored transposed at
+  // ptr(1 - s) (a diagonal pair has tile 0 only, stored over itself). Selects, not arrays indexed by s (which
+  // would live in local memory).
+  struct pair {
+    std::uint64_t a, b;
+    int a_rows, b_rows, count;
+    __device__ std::uint64_t ptr(int s) const { return s != 0 ? b : a; }
+    __device__ std::uint64_t dst(int s) const { return s != 0 || count == 1 ? a : b; }
+    __device__ int rows(int s) const { return s != 0 ? b_rows : a_rows; }
+  };
+  auto pair_of = [&](std::int64_t t) {
+    const square_pair q = square_pair_of(p, t, T, U);
+    return pair{reinterpret_cast<std::uint64_t>(q.a_ptr), reinterpret_cast<std::uint64_t>(q.b_ptr),
+                static_cast<int>(q.a_rows < T ? q.a_rows : T), static_cast<int>(q.a_cols < T ? q.a_cols : T),
+                q.diagonal ? 1 : 2};
+  };
+  auto issue_loads = [&](const pair& q) {
+    for (int x = threadIdx.x; x < q.count * tile_chunks; x += threads) {
+      const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks, i = y / S::row_chunks;
+      const int o = 16 * (y - i * S::row_chunks), bytes = q.rows(1 - s) * U;
+      if (i >= q.rows(s) || o >= bytes) continue;
+      const std::uint64_t src = q.ptr(s) + static_cast<std::uint64_t>(i) * p.ld + o;
+      const unsigned dst = staged(s) + static_cast<unsigned>(i * S::in_pitch + o);
+      if (o + 16 <= bytes) {
+        cp_async_bytes<16>(dst, reinterpret_cast<const void*>(src));
+      } else {
+        const uint4 v = load_partial_chunk(reinterpret_cast<const unsigned char*>(src), bytes - o);
+        const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+        sts128(dst, w);
+      }
+    }
+    cp_async_commit();
+  };
+
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  pair q = pair_of(t);
+  issue_loads(q);
+  for (;;) {
+    cp_async_wait_all();
+    __syncthreads();  // staged rows visible; the previous pair's stores are done reading the output buffers
+    // Micro-tile (h, j) of tile s: staged rows 4h .. 4h + 3, bytes [48 j, 48 j + 48) -> output rows j C ..
+    // j C + C - 1, bytes [4 h U, 4 h U + 4 U). Rows and units past the tile's edge are permuted (stale bytes)
+    // but never stored.
+    for (int x = threadIdx.x; x < q.count * tile_micros; x += threads) {
+      const int s = x >= tile_micros ? 1 : 0, y = x - s * tile_micros, h = y / S::micro_cols, j = y - h * S::micro_cols;
+      if (4 * h >= q.rows(s) || j * C >= q.rows(1 - s)) continue;
+      std::uint32_t in[48], out[4 * U * C / 4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int v = 0; v < 3; ++v) {
+          std::uint32_t w[4];
+          lds128(staged(s) + static_cast<unsigned>((4 * h + i) * S::in_pitch + 48 * j + 16 * v), w);
+#pragma unroll
+          for (int k = 0; k < 4; ++k) in[12 * i + 4 * v + k] = w[k];
+        }
+      permute_bytes<pixel48_map<U>>(in, out);
+#pragma unroll
+      for (int e = 0; e < C; ++e) {
+        const unsigned c = j * C + e, row = outbuf(s) + c * S::out_pitch, off = 4 * h * U;
+        if constexpr (U % 4 == 0) {  // 4 U bytes at a 16-byte aligned offset
+#pragma unroll
+          for (int v = 0; v < U / 4; ++v) {
+            const std::uint32_t w[4] = {out[e * U + 4 * v], out[e * U + 4 * v + 1], out[e * U + 4 * v + 2],
+                                        out[e * U + 4 * v + 3]};
+            sts128(row + pixel48_out_byte<C>(c, off + 16 * v), w);
+          }
+        } else if constexpr (U % 2 == 0) {
+#pragma unroll
+          for (int v = 0; v < U / 2; ++v)
+            asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(row + pixel48_out_byte<C>(c, off + 8 * v)),
+                         "r"(out[e * U + 2 * v]), "r"(out[e * U + 2 * v + 1])
+                         : "memory");
+        } else {
+#pragma unroll
+          for (int v = 0; v < U; ++v)
+            asm volatile("st.shared.b32 [%0], %1;" ::"r"(row + pixel48_out_byte<C>(c, off + 4 * v)), "r"(out[e * U + v])
+                         : "memory");
+        }
+      }
+    }
+    __syncthreads();  // output buffers complete; the staged rows are free
+    const pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = pair_of(next);
+      issue_loads(q);
+    }
+    // Output row c of tile s (its column c; rows(1 - s) of them) holds rows(s) U bytes, stored at dst(s).
+    for (int x = threadIdx.x; x < cur.count * tile_chunks; x += threads) {
+      const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks, c = y / S::row_chunks;
+      const int o = 16 * (y - c * S::row_chunks), bytes = cur.rows(s) * U;
+      if (c >= cur.rows(1 - s) || o >= bytes) continue;
+      std::uint32_t w[4];
+      lds128(outbuf(s) + pixel48_out_byte<C>(static_cast<unsigned>(c), static_cast<unsigned>(o)) + c * S::out_pitch, w);
+      const std::uint64_t dst = cur.dst(s) + static_cast<std::uint64_t>(c) * p.ld + o;
+      store_byte_range(dst, 0, static_cast<unsigned>(o + 16 <= bytes ? 16 : bytes - o), w);
+    }
+    if (next >= p.tasks) break;
+    t = next;
+  }
 }
 
 /// One tile pair of square_gather: tile A (rows I T.., cols J T..) and its mirror B (tile s = 0, 1: rows[s]
