@@ -133,7 +133,8 @@ struct inplace_square_shift16_policy<2> {
 /// (64-unit tiles) -> square_pixel48: rgb8 8192^2 0.75 -> 0.87, 12288^2 0.73 -> 0.88, 6144^2 0.81 -> 0.87, but
 /// 4096^2 0.85 -> 0.80 (528 pairs: 4 a block), hence min_pairs_per_sm. With 64-unit tiles (192-byte rows) it ran
 /// no faster than square_gather (0.72-0.75, perf-notes). 6- and 12-byte units take square_gather's 64-unit tiles
-/// (0.89 / 0.91); this kernel was not measured for them at long rows.
+/// (0.89 / 0.91): this kernel with 64-unit 6-byte tiles (384-byte rows, two blocks an SM) ran 0.81-0.84 there
+/// (8192^2, 6144^2, 4096^2; same call).
 struct inplace_square_pixel48_policy {
   static constexpr int tile(int unit_bytes) { return unit_bytes == 3 ? 128 : 64; }
   static constexpr int threads = 512;
