@@ -210,11 +210,8 @@ __device__ __forceinline__ void store_shift_rows(const uint4* t, std::uint64_t t
   for (int j = 0; j < V * S::P; ++j) {
     const int x = threadIdx.x + j * S::threads;
     const int c = x / MR, q = x % MR;
-    const uint4 val4 = t[swizzle<V, MR>(c, q)];
-    const std::uint32_t val[4] = {val4.x, val4.y, val4.z, val4.w};
-    std::uint32_t next[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+    std::uint32_t val[4], next[4];
+    tile_chunk_and_next<V, MR>(t, c, q, val, next);
     if (c >= cols || q == MR - 1) continue;
     const std::uint64_t o = tile + static_cast<std::uint64_t>(c) * ld;
     const unsigned ph = static_cast<unsigned>(o) & 15;

@@ -789,6 +789,17 @@ __device__ __forceinline__ void realign_with_next_lane(const std::uint32_t (&w)[
   realign(w, next, s, out);
 }
 
+/// shift16's store side: chunk q of output row c from a swizzled shared tile (`val`), and the next lane's, chunk
+/// (q + 1) % MR of the same row (`next`; lanes in groups of MR, one row a group).
+template <int V, int MR>
+__device__ __forceinline__ void tile_chunk_and_next(const uint4* tile, int c, int q, std::uint32_t (&val)[4],
+                                                    std::uint32_t (&next)[4]) {
+  const uint4 v = tile[swizzle<V, MR>(c, q)];
+  val[0] = v.x, val[1] = v.y, val[2] = v.z, val[3] = v.w;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+}
+
 /// Stores bytes [lo, hi) of the 4 W bytes `w` at the 4 W-byte aligned address `chunk` (W = 4: 16-byte chunks,
 /// 2: 8-byte), 0 <= lo < hi <= 4 W, as naturally aligned stores of 1, 2, 4 (and 8) bytes — one vector store
 /// when the range is whole.
@@ -966,11 +977,8 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
     for (int j = 0; j < V * P; ++j) {
       const int x = threadIdx.x + j * S::threads;
       const int c = x / MR, q = x % MR;
-      const uint4 val4 = tile[swizzle<V, MR>(c, q)];
-      const std::uint32_t val[4] = {val4.x, val4.y, val4.z, val4.w};
-      std::uint32_t next[4];
-#pragma unroll
-      for (int k = 0; k < 4; ++k) next[k] = __shfl_sync(0xffffffffu, val[k], (q + 1) % MR, MR);
+      std::uint32_t val[4], next[4];
+      tile_chunk_and_next<V, MR>(tile, c, q, val, next);
       if (fast) {
         const std::uint64_t o = out_tile + static_cast<std::uint64_t>(c) * p.out_ld;
         const unsigned ph = static_cast<unsigned>(o) & 15;
