@@ -284,6 +284,27 @@ TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {
   }
 }
 
+// The GPU executor's square_gather tiles (tuning/inplace.hpp), checked where CI runs: for every unit it takes,
+// a power-of-two side of whole 16-byte chunks a row, the pair's loads within what its kernels hold (L <= 12),
+// and shared memory within sm_90's 227 KiB opt-in maximum; units past the maximum take none.
+TEST(InplaceTuning, SquareGatherTilesFitTheirKernels) {
+  using namespace detail;
+  for (int unit = 1; unit <= square_gather_max_unit; ++unit) {
+    SCOPED_TRACE(::testing::Message() << "unit " << unit);
+    const int T = square_gather_tile(unit), threads = square_gather_threads(unit);
+    ASSERT_GE(T, 16);
+    EXPECT_EQ(T & (T - 1), 0);
+    EXPECT_EQ(T * unit % 16, 0);
+    EXPECT_TRUE(threads == 256 || threads == 512);
+    EXPECT_GE(square_gather_loads(unit), 1);
+    EXPECT_LE(square_gather_loads(unit), square_gather_max_loads);
+    EXPECT_EQ(square_gather_smem(unit), 2 * std::int64_t{T} * (T * unit + 16));
+    EXPECT_LE(square_gather_smem(unit), std::int64_t{227} << 10);
+  }
+  EXPECT_EQ(square_gather_tile(square_gather_max_unit + 1), 0);
+  EXPECT_EQ(square_gather_tile(0), 0);
+}
+
 TEST(InplacePlan, EmptyProblemsWithHugeFieldsMoveNothing) {  // fuzz reproducer: the payload overflowed
   for (const inplace_problem& p : {inplace_problem{0, std::int64_t{1} << 40, std::int64_t{1} << 28, std::int64_t{1} << 40},
                                    inplace_problem{std::int64_t{1} << 40, 0, 16, std::int64_t{1} << 30},

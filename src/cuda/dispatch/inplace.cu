@@ -139,10 +139,12 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
   }
   // 3-byte units (RGB8) on 16-byte aligned rows: square_pixel48 where the pairs fill the GPU many times over
-  // (its 196 KiB pairs run one block an SM), else square_gather (tuning/inplace.hpp gives the figures).
+  // (its 196 KiB pairs run one block an SM) and the device lets a block have that much shared memory, else
+  // square_gather (tuning/inplace.hpp gives the figures).
   if (rows_aligned16 && U == 3) {
     set_tiles(square_pixel48_shape<3>::T);
-    if (p.tasks >= inplace_square_pixel48_policy::min_pairs_per_sm * std::int64_t{dev.sm_count})
+    if (p.tasks >= inplace_square_pixel48_policy::min_pairs_per_sm * std::int64_t{dev.sm_count} &&
+        square_pixel48_shape<3>::smem_bytes <= dev.smem_optin)
       return launch_square_pixel48<3>(p, stream, dev);
   }
   if (rows_aligned16 && U <= square_gather_max_unit) {
@@ -151,10 +153,9 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     set_tiles(square_gather_tile(static_cast<int>(U)));
     p.chunk_magic = magic_u16(static_cast<unsigned>(p.tile * U / 16));
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
-    const std::int64_t smem = 2 * std::int64_t{p.tile} * square_gather_pitch(static_cast<int>(U));
+    const std::int64_t smem = square_gather_smem(static_cast<int>(U));
     const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
-    const int threads = square_gather_threads(static_cast<int>(U));
-    const std::int64_t loads = (2 * std::int64_t{p.tile} * p.tile * U / 16 + threads - 1) / threads;
+    const int threads = square_gather_threads(static_cast<int>(U)), loads = square_gather_loads(static_cast<int>(U));
     auto go = [&]<int L, int Threads>() {
       auto run = [&](auto kernel) { return launch(kernel, blocks, Threads, smem, stream, p, "inplace square_gather"); };
       switch (G) {

@@ -128,6 +128,32 @@ struct inplace_square_shift16_policy<2> {
   static constexpr bool prefetch = false;
 };
 
+/// square_gather's tiles: T units a side, a power of two with T x unit a whole number of 16-byte chunks, a
+/// pair at most square_gather_max_loads x threads chunks (the loads in flight a thread holds) and ~100 KiB of
+/// shared memory: 64 up to 12-byte units (rows of 192-768 bytes), 32 up to 24 bytes, 16 up to 64. 0 above.
+/// Tile rows shorter than ~384 bytes cost much: H100, same call, 8192^2, square_gather with T = 32 -> 64 (512
+/// threads): 6-byte units 0.706 -> 0.896, 12-byte 0.882 -> 0.915; T = 64 -> 32: 3-byte 0.75 -> 0.56, 5-byte
+/// 0.78 -> 0.66; 12-byte T = 32 -> 16: 0.88 -> 0.62. 3-byte T = 128 (512 threads): 8192^2 0.75 -> 0.79 but
+/// 4096^2 0.86 -> 0.77 (528 pairs for 264 resident blocks), so 3-byte units keep 64.
+inline constexpr int square_gather_max_unit = 64;
+inline constexpr int square_gather_max_loads = 12;
+constexpr int square_gather_tile(int unit) {
+  return unit < 1 ? 0 : unit <= 12 ? 64 : unit <= 24 ? 32 : unit <= square_gather_max_unit ? 16 : 0;
+}
+/// Threads a block: 512 where a pair's chunks would need more than square_gather_max_loads a thread at 256
+/// (6-12-byte units with T = 64; 6-byte: 0.886 at 256 threads, 0.892 at 512).
+constexpr int square_gather_threads(int unit) { return unit >= 6 && unit <= 12 ? 512 : 256; }
+/// Shared-memory row pitch of square_gather: the tile row's bytes + one 16-byte chunk.
+constexpr int square_gather_pitch(int unit) { return square_gather_tile(unit) * unit + 16; }
+/// 16-byte chunk loads a thread holds for one pair (the kernel's L: this rounded up to 4, 8 or 12).
+constexpr int square_gather_loads(int unit) {
+  const int T = square_gather_tile(unit), threads = square_gather_threads(unit);
+  return (2 * T * T * unit / 16 + threads - 1) / threads;
+}
+/// Dynamic shared memory of a square_gather block: the pair's two staged tiles (at most ~100 KiB: 12-byte
+/// units; sm_90 lets a block opt in to 227 KiB).
+constexpr std::int64_t square_gather_smem(int unit) { return 2 * std::int64_t{square_gather_tile(unit)} * square_gather_pitch(unit); }
+
 /// square_pixel48 (kernels/inplace.cuh), dispatched for 3-byte units (RGB8): 128-unit tiles (384-byte rows; a
 /// pair stages 196 KiB, one block an SM), 512 threads (one micro-tile a thread). H100, same calls, square_gather
 /// (64-unit tiles) -> square_pixel48: rgb8 8192^2 0.75 -> 0.87, 12288^2 0.73 -> 0.88, 6144^2 0.81 -> 0.87, but
