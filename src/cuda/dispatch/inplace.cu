@@ -167,8 +167,8 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       }
     };
     if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather: tile too large");
-    if (threads == 512)
-      return loads <= 4 ? go.template operator()<4, 512>() : loads <= 8 ? go.template operator()<8, 512>() : go.template operator()<12, 512>();
+    if (threads == 512)  // 6-12-byte units: 6-12 loads a thread
+      return loads <= 8 ? go.template operator()<8, 512>() : go.template operator()<12, 512>();
     return loads <= 4 ? go.template operator()<4, 256>() : loads <= 8 ? go.template operator()<8, 256>() : go.template operator()<12, 256>();
   }
   p.unit_words = static_cast<int>(U / word);
