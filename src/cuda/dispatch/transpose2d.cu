@@ -5,8 +5,8 @@
 //     (dispatch/skinny16.cu); unit in {3,5,6,7,10,12,14}, k <= 40 (k x n: unless pixel48 fills >= 60 % of its
 //     rows)                                                                      -> skinny_odd<unit, dir>
 //     (dispatch/skinny_odd.cu); other units, k x n with 16 < k <= 40 (misaligned output rows: up to k = 96
-//     for 8-byte units, and for 1-, 2-, 4-byte units whose tiles would fill their rows poorly), n x k with 16 < k and k-unit rows of
-//     <= 36 bytes (1-, 2-byte units)                                            -> skinny<G, direction>
+//     for 8-byte units, and for 1-, 2-, 4-byte units whose tiles would fill their rows poorly), n x k with
+//     16 < k and k-unit rows of <= 36 bytes (1-, 2-byte units)                  -> skinny<G, direction>
 //   a packed batch of K x n matrices, K <= 16, n U whole 8/16-byte pieces, >= 2 a tile -> skinny16 flat
 //   (dispatch/skinny16_flat.cu), before the skinny rule (which skips packed batches of < 4 KiB matrices)
 //   a packed batch of 2-byte matrices, 8-byte aligned, vec16 tiles 20-50 % full (or not 16-byte aligned) -> vec8<2>

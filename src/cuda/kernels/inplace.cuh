@@ -385,11 +385,12 @@ __device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, in
 
 /// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 48-byte micro-tile pieces and 64-byte
 /// groups of the output buffer's slots), staged at an odd number of 16-byte slots a row (pixel48's pitch rule).
+/// RGB8 only: 6- and 12-byte units run faster through square_gather (tuning/inplace.hpp).
 template <int UnitBytes>
 struct square_pixel48_shape {
-  static_assert(UnitBytes == 3 || UnitBytes == 6 || UnitBytes == 12, "units of 3, 6 or 12 bytes");
+  static_assert(UnitBytes == 3, "RGB8 pairs");
   static constexpr int U = UnitBytes, C = 48 / U;  // C: units a micro-tile piece (output rows of a micro-tile)
-  static constexpr int T = inplace_square_pixel48_policy::tile(U);
+  static constexpr int T = inplace_square_pixel48_policy::tile;
   static constexpr int R = T * U;
   static_assert(R % 64 == 0 && T % 4 == 0, "whole micro-tiles and output slot groups");
   static constexpr int row_chunks = R / 16;
@@ -400,11 +401,12 @@ struct square_pixel48_shape {
   static constexpr int smem_bytes = 2 * T * (in_pitch + out_pitch);  // a pair: two staged and two output tiles
 };
 
-/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of units that divide 48 bytes (dispatched: 3-byte RGB8)
-/// on 16-byte aligned rows, with pixel48's register permutes instead of square_gather's shared-memory gathers one
-/// byte at a time, and tiles of 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair: both tiles' rows staged as aligned 16-byte chunks (cp.async; the
-/// chunk at a tile row's end, when the matrix side cuts it, bytewise within the tile); micro-tiles of 4 rows x
-/// 48 bytes permuted in registers into the output rows' buffers (pixel48_map, pixel48_out_byte's slot XOR);
+/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of 3-byte units (RGB8) on 16-byte aligned rows, with
+/// pixel48's register permutes instead of square_gather's shared-memory gathers one byte at a time, and tiles of
+/// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair: both tiles' rows staged as
+/// aligned 16-byte chunks (cp.async; the chunk at a tile row's end, when the matrix side cuts it, bytewise within
+/// the tile); micro-tiles of 4 rows x 48 bytes permuted in registers into the output rows' buffers
+/// (pixel48_map, pixel48_out_byte's slot XOR);
 /// each buffer row stored as aligned 16-byte vectors over the mirror tile, its partial last chunk (side cut)
 /// piecewise. The next pair's loads are issued once the permutes have read the staged rows, before this pair's
 /// stores (pairs are disjoint, and a block's next pair is its own). grid: 1-D over pairs (grid-stride).

@@ -162,7 +162,7 @@ constexpr std::int64_t square_gather_smem(int unit) { return 2 * std::int64_t{sq
 /// (0.89 / 0.91): this kernel with 64-unit 6-byte tiles (384-byte rows, two blocks an SM) ran 0.81-0.84 there
 /// (8192^2, 6144^2, 4096^2; same call).
 struct inplace_square_pixel48_policy {
-  static constexpr int tile(int unit_bytes) { return unit_bytes == 3 ? 128 : 64; }
+  static constexpr int tile = 128;
   static constexpr int threads = 512;
   static constexpr std::int64_t min_pairs_per_sm = 8;
 };
