@@ -168,6 +168,21 @@ TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every gran
     }
 }
 
+// Every unit below 16 bytes that is not a vector's (square_gather, or square_pixel48 for RGB8 where a batch has
+// enough pairs): full and edge tiles (edges ending mid-chunk, a 1-unit edge), allocations that end at the matrix's
+// last byte (memcheck sees any read past it), pitched batches and gaps with rows still 16-byte aligned.
+TEST(InplaceGpu, SquaresOfEveryUnitBelow16OnAlignedRows) {
+  for (std::int64_t U : {3, 5, 6, 7, 9, 10, 11, 13, 14, 15}) {
+    for (std::int64_t n : {16, 64, 65, 100, 1000}) {
+      const std::int64_t ld = (n + 31) / 16 * 16;
+      check({n, n, U}, 0, nullptr, inplace_choice::any, 0);
+      check({n, n, U, 3, ld, 0});                  // pitched batch
+      check({n, n, U, 2, ld, ld * n + 16}, 0, nullptr, inplace_choice::any, 0);  // a gap between the matrices
+    }
+    check({300, 300, U, 1, 304, 0}, 16);  // a 16-byte aligned base past the allocation's start
+  }
+}
+
 // square_pixel48 (RGB8 pairs through register permutes) runs where there are at least 8 pairs an SM: batches
 // of squares with full and edge tiles of its 128 units, packed, pitched (rows still 16-byte aligned) and with
 // gaps; on GPUs with fewer pairs an SM than that the same problems run square_gather.
