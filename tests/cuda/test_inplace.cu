@@ -181,6 +181,12 @@ TEST(InplaceGpu, SquaresOfEveryUnitBelow16OnAlignedRows) {
     }
     check({300, 300, U, 1, 304, 0}, 16);  // a 16-byte aligned base past the allocation's start
   }
+  // 13-15-byte units in wide tiles (at least 32 pairs an SM: 136 pairs a 1000^2 matrix, 5440 a batch of 40, for
+  // up to 170 SMs): edge tiles of 40 units, packed and pitched with a gap.
+  for (std::int64_t U : {13, 14, 15}) {
+    check({1000, 1000, U, 40}, 0, nullptr, inplace_choice::any, 0);
+    check({1000, 1000, U, 40, 1008, 1008 * 1000 + 32});
+  }
 }
 
 // square_pixel48 (RGB8 pairs through register permutes) runs where there are at least 8 pairs an SM: batches

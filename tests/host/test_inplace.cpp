@@ -304,6 +304,22 @@ TEST(InplaceTuning, SquareGatherTilesFitTheirKernels) {
   }
   EXPECT_EQ(square_gather_tile(square_gather_max_unit + 1), 0);
   EXPECT_EQ(square_gather_tile(0), 0);
+  // Wide tiles: the dispatcher builds them for 1- and 2-byte granules with 8 loads a thread in 1024 threads.
+  for (int unit = 1; unit <= square_gather_max_unit; ++unit) {
+    SCOPED_TRACE(::testing::Message() << "wide, unit " << unit);
+    if (!square_gather_wide_unit(unit)) {
+      EXPECT_EQ(square_gather_tile(unit, true), 0);
+      continue;
+    }
+    EXPECT_NE(unit % 4, 0) << "wide builds: granules of 1 or 2 bytes";
+    const int T = square_gather_tile(unit, true);
+    EXPECT_GT(T, square_gather_tile(unit)) << "wider than the plain tiles";
+    EXPECT_EQ(T * unit % 16, 0);
+    EXPECT_EQ(square_gather_threads(unit, true), 1024);
+    EXPECT_GT(square_gather_loads(unit, true), 4);
+    EXPECT_LE(square_gather_loads(unit, true), 8);
+    EXPECT_LE(square_gather_smem(unit, true), std::int64_t{227} << 10);
+  }
 }
 
 TEST(InplacePlan, EmptyProblemsWithHugeFieldsMoveNothing) {  // fuzz reproducer: the payload overflowed

@@ -150,12 +150,21 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   if (rows_aligned16 && U <= square_gather_max_unit) {
     const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});
     p.unit_words = static_cast<int>(U / G);
-    set_tiles(square_gather_tile(static_cast<int>(U)));
+    const int u = static_cast<int>(U);
+    // Wide tiles (13-15-byte units) where there are enough pairs an SM for one 1024-thread block each.
+    bool wide = false;
+    if (square_gather_wide_unit(u) && square_gather_smem(u, true) <= dev.smem_optin) {
+      set_tiles(square_gather_tile(u, true));
+      wide = p.tasks >= square_gather_wide_min_pairs_per_sm * std::int64_t{dev.sm_count};
+    }
+    set_tiles(square_gather_tile(u, wide));
     p.chunk_magic = magic_u16(static_cast<unsigned>(p.tile * U / 16));
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
-    const std::int64_t smem = square_gather_smem(static_cast<int>(U));
+    const std::int64_t smem = square_gather_smem(u, wide);
+    // Not only resident blocks: a block takes a pair or a few, and the next starts where one ends (wide tiles,
+    // 15-byte 16384^2: 0.856 so, 0.820 with one persistent block an SM).
     const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
-    const int threads = square_gather_threads(static_cast<int>(U)), loads = square_gather_loads(static_cast<int>(U));
+    const int threads = square_gather_threads(u, wide), loads = square_gather_loads(u, wide);
     auto go = [&]<int L, int Threads>() {
       auto run = [&](auto kernel) { return launch(kernel, blocks, Threads, smem, stream, p, "inplace square_gather"); };
       switch (G) {
@@ -167,6 +176,11 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       }
     };
     if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather: tile too large");
+    if (wide) {  // 13-15-byte units: 1- or 2-byte granules, 7-8 loads a thread
+      if (loads > 8) return status(status_code::internal, "inplace square_gather: wide tile too large");
+      auto run = [&](auto kernel) { return launch(kernel, blocks, 1024, smem, stream, p, "inplace square_gather"); };
+      return G == 2 ? run(inplace_square_gather_kernel<2, 8, 1024>) : run(inplace_square_gather_kernel<1, 8, 1024>);
+    }
     if (threads == 512)  // 6-12-byte units: 6-12 loads a thread
       return loads <= 8 ? go.template operator()<8, 512>() : go.template operator()<12, 512>();
     return loads <= 4 ? go.template operator()<4, 256>() : loads <= 8 ? go.template operator()<8, 256>() : go.template operator()<12, 256>();

@@ -540,9 +540,12 @@ struct gather_pair {
 /// take pairs of chunks (one 32-byte sector) of consecutive output rows. Before this, 3-byte units went
 /// through square_words one byte at a time (rgb8 4096^2: 0.175 of memcpy on H100).
 /// L: loads a thread holds (4, 8 or 12: the pair's chunks / Threads, rounded up); the fewer, the fewer
-/// registers and the more blocks an SM runs (rgb8: 8 loads, 3 blocks). Threads: square_gather_threads.
+/// registers and the more blocks an SM runs (rgb8: 8 loads, 3 blocks). Threads: square_gather_threads (1024 for
+/// wide tiles: one block an SM, 64 registers).
 template <int G, int L, int Threads>
-__global__ void __launch_bounds__(Threads, Threads == 512 ? (L <= 8 ? 2 : 1) : (L <= 4 ? 4 : L <= 8 ? 3 : 2))
+__global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
+                                           : Threads == 512 ? (L <= 8 ? 2 : 1)
+                                                            : (L <= 4 ? 4 : L <= 8 ? 3 : 2))
     inplace_square_gather_kernel(const inplace_square_params p) {
   extern __shared__ uint4 gather_smem[];
   auto* stage = reinterpret_cast<unsigned char*>(gather_smem);

@@ -137,22 +137,38 @@ struct inplace_square_shift16_policy<2> {
 /// 4096^2 0.86 -> 0.77 (528 pairs for 264 resident blocks), so 3-byte units keep 64.
 inline constexpr int square_gather_max_unit = 64;
 inline constexpr int square_gather_max_loads = 12;
-constexpr int square_gather_tile(int unit) {
+/// Wide tiles: 13-15-byte units get 64-unit tiles (rows of 832-960 bytes instead of 416-480) in 1024-thread
+/// blocks, one an SM (7-8 loads a thread, 64 registers, no spill), where a batch has at least
+/// square_gather_wide_min_pairs_per_sm pairs an SM. H100 (benchmarks/results/h100-wide-tiles-vs-300da5e.txt),
+/// 32-unit tiles -> wide: 8192^2 13-byte 0.79 -> 0.82, 14-byte 0.81 -> 0.88, 15-byte 0.80 -> 0.85; 16384^2 0.78 ->
+/// 0.85, 0.82 -> 0.88, 0.79 -> 0.85; but at 4096^2 (16 pairs an SM, in a probe) 13- and 15-byte lost 0.81 -> 0.76
+/// and 0.83 -> 0.76, so those keep 32-unit tiles. The same 1024-thread blocks for 3-, 5-, 7-, 9- and 11-byte units
+/// (64-unit tiles already) lost everywhere (5-byte 8192^2 0.78 -> 0.64).
+inline constexpr int square_gather_wide_tile = 64;
+inline constexpr int square_gather_wide_threads = 1024;
+inline constexpr std::int64_t square_gather_wide_min_pairs_per_sm = 32;
+constexpr bool square_gather_wide_unit(int unit) { return unit >= 13 && unit <= 15; }
+constexpr int square_gather_tile(int unit, bool wide = false) {
+  if (wide) return square_gather_wide_unit(unit) ? square_gather_wide_tile : 0;
   return unit < 1 ? 0 : unit <= 12 ? 64 : unit <= 24 ? 32 : unit <= square_gather_max_unit ? 16 : 0;
 }
 /// Threads a block: 512 where a pair's chunks would need more than square_gather_max_loads a thread at 256
-/// (6-12-byte units with T = 64; 6-byte: 0.886 at 256 threads, 0.892 at 512).
-constexpr int square_gather_threads(int unit) { return unit >= 6 && unit <= 12 ? 512 : 256; }
+/// (6-12-byte units with T = 64; 6-byte: 0.886 at 256 threads, 0.892 at 512); 1024 for wide tiles.
+constexpr int square_gather_threads(int unit, bool wide = false) {
+  return wide ? square_gather_wide_threads : unit >= 6 && unit <= 12 ? 512 : 256;
+}
 /// Shared-memory row pitch of square_gather: the tile row's bytes + one 16-byte chunk.
-constexpr int square_gather_pitch(int unit) { return square_gather_tile(unit) * unit + 16; }
+constexpr int square_gather_pitch(int unit, bool wide = false) { return square_gather_tile(unit, wide) * unit + 16; }
 /// 16-byte chunk loads a thread holds for one pair (the kernel's L: this rounded up to 4, 8 or 12).
-constexpr int square_gather_loads(int unit) {
-  const int T = square_gather_tile(unit), threads = square_gather_threads(unit);
+constexpr int square_gather_loads(int unit, bool wide = false) {
+  const int T = square_gather_tile(unit, wide), threads = square_gather_threads(unit, wide);
   return (2 * T * T * unit / 16 + threads - 1) / threads;
 }
-/// Dynamic shared memory of a square_gather block: the pair's two staged tiles (at most ~100 KiB: 12-byte
-/// units; sm_90 lets a block opt in to 227 KiB).
-constexpr std::int64_t square_gather_smem(int unit) { return 2 * std::int64_t{square_gather_tile(unit)} * square_gather_pitch(unit); }
+/// Dynamic shared memory of a square_gather block: the pair's two staged tiles (at most ~125 KiB: 15-byte
+/// units in wide tiles; sm_90 lets a block opt in to 227 KiB).
+constexpr std::int64_t square_gather_smem(int unit, bool wide = false) {
+  return 2 * std::int64_t{square_gather_tile(unit, wide)} * square_gather_pitch(unit, wide);
+}
 
 /// square_pixel48 (kernels/inplace.cuh), dispatched for 3-byte units (RGB8): 128-unit tiles (384-byte rows; a
 /// pair stages 196 KiB, one block an SM), 512 threads (one micro-tile a thread). H100, same calls, square_gather
