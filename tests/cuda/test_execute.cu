@@ -454,6 +454,25 @@ TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
   }
 }
 
+TEST(Transpose2d, OddUnitsOfNineToFifteenBytesAtEveryPhase) {
+  // gather16 with whole-warp rows (32 chunks: tiles of 32-53 units a side, tuning/transpose2d.hpp): shapes just
+  // short of and past whole tiles, shifted pointers, odd pitches, a batch and a compound N-d side.
+  for (std::int64_t e : {9, 11, 13, 15}) {
+    const std::int64_t side = (16 * 32 - 30) / e;
+    const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
+        {16, 16}, {side, side}, {side + 1, side - 1}, {2 * side + 5, 3 * side + 7}, {301, 97}, {1000, 37}};
+    int variant = 0;
+    for (auto [r, c] : shapes)
+      for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {1, 7}, {13, 15}}) {
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        const std::int64_t pad = 1 + variant++ % 3;
+        check(problem{{r, c}, {1, 0}, e, {c + pad, 1}, {r + 2 * pad, 1}}, in_shift, out_shift);
+      }
+    check(problem{{3, 97, 131}, {0, 2, 1}, e, {}, {}}, 3, 5);  // batched
+    check(problem{{40, 3, 50, 2}, {2, 3, 0, 1}, e, {}, {}});   // compound sides
+  }
+}
+
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes

@@ -157,7 +157,11 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
 /// 64 B side 15) and four-warp rows beyond (2018 bytes; in 48 KiB, with staged rows only as long as a tile row
 /// needs: 65 B side 26, 80 B side 24, 128 B side 15), so a tile keeps >= 15 units a side instead of 226 / U
 /// (28 B: 8, 64 B: 3). Shared memory stays within the default 48 KiB of dynamic shared memory (side + halo <=
-/// 156 rows, and <= 48 KiB).
+/// 156 rows, and <= 48 KiB). Odd units of 9-15 bytes (run-time unit size, gathered a byte at a time) take
+/// whole-warp rows too: half-warp rows held only 17-25 of them (rows of 226 bytes). H100, same call
+/// (benchmarks/results/h100-gather16-odd-rows-vs-382bdb9.txt), 16 -> 32 chunks: 8192^2 9-byte 0.574 -> 0.746,
+/// 11-byte 0.537 -> 0.720, 13-byte 0.489 -> 0.679, 15-byte 0.482 -> 0.708; 4097 x 3001 0.50-0.59 -> 0.68-0.72;
+/// batched 64 x 300 x 500 0.44-0.53 -> 0.57-0.61.
 /// Most rows a gather16 tile stages (side + halo), and so most columns too.
 inline constexpr int gather16_max_rows = 156;
 /// Largest unit gather16 takes (four-warp rows hold >= 15 of them).
@@ -170,7 +174,8 @@ struct gather16_shape {
 
 inline gather16_shape gather16_tile(long long unit_bytes) {
   gather16_shape g{};
-  g.row_chunks = unit_bytes <= 16 ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
+  const bool odd_wide = unit_bytes > 8 && unit_bytes < 16 && unit_bytes % 2 == 1;
+  g.row_chunks = unit_bytes <= 16 && !odd_wide ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
   g.pitch_words = 4 * g.row_chunks + 1;
   g.side = (16 * g.row_chunks - 30) / unit_bytes;
