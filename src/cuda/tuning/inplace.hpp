@@ -131,6 +131,7 @@ struct inplace_square_shift16_policy<2> {
 /// square_gather's tiles: T units a side, a power of two with T x unit a whole number of 16-byte chunks, a
 /// pair at most square_gather_max_loads x threads chunks (the loads in flight a thread holds) and ~100 KiB of
 /// shared memory: 64 up to 12-byte units (rows of 192-768 bytes), 32 up to 24 bytes, 16 up to 64. 0 above.
+/// (`wide`: the wide tiles below, 64 units for 13-15 bytes, 125 KiB at most.)
 /// Tile rows shorter than ~384 bytes cost much: H100, same call, 8192^2, square_gather with T = 32 -> 64 (512
 /// threads): 6-byte units 0.706 -> 0.896, 12-byte 0.882 -> 0.915; T = 64 -> 32: 3-byte 0.75 -> 0.56, 5-byte
 /// 0.78 -> 0.66; 12-byte T = 32 -> 16: 0.88 -> 0.62. 3-byte T = 128 (512 threads): 8192^2 0.75 -> 0.79 but
