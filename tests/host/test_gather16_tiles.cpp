@@ -26,7 +26,14 @@ TEST(Gather16Tiles, EveryUnitFitsItsRowsAndSharedMemory) {
   }
   // Odd 9-15-byte units take whole-warp rows (run-time unit kernels of 32 chunks); 12 and 16 keep their
   // compile-time half-warp kernels.
-  for (long long unit : {9, 11, 13, 15}) EXPECT_EQ(gather16_tile(unit).row_chunks, 32) << unit;
+  for (long long unit : {9, 11, 13, 15}) {
+    EXPECT_EQ(gather16_tile(unit).row_chunks, 32) << unit;
+    const long long side = gather16_tile(unit).side;
+    EXPECT_EQ(gather16_tile(unit, side, 8192).row_chunks, 32) << unit;
+    // A side shorter than the whole-warp tile's keeps half-warp rows (their tiles fit it better).
+    EXPECT_EQ(gather16_tile(unit, side - 1, 8192).row_chunks, 16) << unit;
+    EXPECT_EQ(gather16_tile(unit, 8192, side - 1).row_chunks, 16) << unit;
+  }
   for (long long unit : {1, 2, 3, 4, 6, 8, 10, 12, 14, 16}) EXPECT_EQ(gather16_tile(unit).row_chunks, 16) << unit;
 }
 

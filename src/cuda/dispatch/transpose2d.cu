@@ -241,7 +241,7 @@ status launch_gather16_kernel(const transpose2d_params& p, bool compound, std::s
 // Compile-time unit sizes for the common pixels and scalars: 1..4, 6 (RGB16), 8, 12 (RGB32F), 16.
 template <int PieceBytes>
 status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream) {
-  const gather16_shape g = gather16_tile(unit);
+  const gather16_shape g = gather16_tile(unit, p.rows, p.cols);
   p.unit_bytes = unit;
   p.words_tile_rows = p.words_tile_cols = g.side;
   p.halo_rows = static_cast<int>(g.halo);
