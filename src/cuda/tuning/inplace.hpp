@@ -143,8 +143,8 @@ inline constexpr int square_gather_max_loads = 12;
 /// square_gather_wide_min_pairs_per_sm pairs an SM. H100 (benchmarks/results/h100-wide-tiles-vs-300da5e.txt),
 /// 32-unit tiles -> wide: 8192^2 13-byte 0.79 -> 0.82, 14-byte 0.81 -> 0.88, 15-byte 0.80 -> 0.85; 16384^2 0.78 ->
 /// 0.85, 0.82 -> 0.88, 0.79 -> 0.85; but at 4096^2 (16 pairs an SM, in a probe) 13- and 15-byte lost 0.81 -> 0.76
-/// and 0.83 -> 0.76, so those keep 32-unit tiles. The same 1024-thread blocks for 3-, 5-, 7-, 9- and 11-byte units
-/// (64-unit tiles already) lost everywhere (5-byte 8192^2 0.78 -> 0.64).
+/// and 0.83 -> 0.76, so those keep 32-unit tiles. The same 1024-thread blocks for 3-, 5-, 6-, 7-, 9-, 10- and
+/// 11-byte units (64-unit tiles already) lost everywhere (5-byte 8192^2 0.78 -> 0.64, 6-byte 0.89 -> 0.77).
 inline constexpr int square_gather_wide_tile = 64;
 inline constexpr int square_gather_wide_threads = 1024;
 inline constexpr std::int64_t square_gather_wide_min_pairs_per_sm = 32;
