@@ -454,10 +454,11 @@ TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
   }
 }
 
-TEST(Transpose2d, OddUnitsOfNineToFifteenBytesAtEveryPhase) {
-  // gather16 with whole-warp rows (32 chunks: tiles of 32-53 units a side, tuning/transpose2d.hpp): shapes just
-  // short of and past whole tiles, shifted pointers, odd pitches, a batch and a compound N-d side.
-  for (std::int64_t e : {9, 11, 13, 15}) {
+TEST(Transpose2d, UnitsOfNineToFifteenBytesAtEveryPhase) {
+  // gather16 with whole-warp rows (32 chunks: tiles of 32-53 units a side, tuning/transpose2d.hpp) for 9, 11, 13,
+  // 15 bytes (10 and 14 on compound sides; their plain 2-D shapes take skinny_odd tiles): shapes just short of and
+  // past whole tiles, shifted pointers, odd pitches, a batch and compound N-d sides.
+  for (std::int64_t e : {9, 10, 11, 13, 14, 15}) {
     const std::int64_t side = (16 * 32 - 30) / e;
     const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
         {16, 16}, {side, side}, {side + 1, side - 1}, {2 * side + 5, 3 * side + 7}, {301, 97}, {1000, 37}};
@@ -470,6 +471,7 @@ TEST(Transpose2d, OddUnitsOfNineToFifteenBytesAtEveryPhase) {
       }
     check(problem{{3, 97, 131}, {0, 2, 1}, e, {}, {}}, 3, 5);  // batched
     check(problem{{40, 3, 50, 2}, {2, 3, 0, 1}, e, {}, {}});   // compound sides
+    check(problem{{40, 5, 60, 7, 80}, {4, 2, 0, 3, 1}, e, {}, {}}, 1, 3);  // 35 x 80 compound matrices
   }
 }
 

@@ -24,9 +24,9 @@ TEST(Gather16Tiles, EveryUnitFitsItsRowsAndSharedMemory) {
     EXPECT_EQ(g.smem_bytes, (g.side + g.halo) * g.pitch_words * 4);
     EXPECT_LE(g.smem_bytes, gather16_max_smem);
   }
-  // Odd 9-15-byte units take whole-warp rows (run-time unit kernels of 32 chunks); 12 and 16 keep their
+  // 9-15-byte units but 12 take whole-warp rows (run-time unit kernels of 32 chunks); 12 and 16 keep their
   // compile-time half-warp kernels.
-  for (long long unit : {9, 11, 13, 15}) {
+  for (long long unit : {9, 10, 11, 13, 14, 15}) {
     EXPECT_EQ(gather16_tile(unit).row_chunks, 32) << unit;
     const long long side = gather16_tile(unit).side;
     EXPECT_EQ(gather16_tile(unit, side, 8192).row_chunks, 32) << unit;
@@ -34,7 +34,7 @@ TEST(Gather16Tiles, EveryUnitFitsItsRowsAndSharedMemory) {
     EXPECT_EQ(gather16_tile(unit, side - 1, 8192).row_chunks, 16) << unit;
     EXPECT_EQ(gather16_tile(unit, 8192, side - 1).row_chunks, 16) << unit;
   }
-  for (long long unit : {1, 2, 3, 4, 6, 8, 10, 12, 14, 16}) EXPECT_EQ(gather16_tile(unit).row_chunks, 16) << unit;
+  for (long long unit : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) EXPECT_EQ(gather16_tile(unit).row_chunks, 16) << unit;
 }
 
 }  // namespace

@@ -261,7 +261,7 @@ status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, c
     default: break;
   }
   // Units of 17-128 bytes (N-d permutations that keep a short fastest axis: 5 x fp32, 7 x fp32, 5 x fp64, ...)
-  // and odd ones of 9-15 bytes: run-time unit size, rows of 32, 64 or 128 chunks (16 for other units).
+  // and 9-15-byte ones: run-time unit size, rows of 32, 64 or 128 chunks (16 for other units, gather16_tile).
   if (g.row_chunks == 32) return launch_gather16_kernel<PieceBytes, 0, 32>(p, compound, smem, stream);
   if (g.row_chunks == 64) return launch_gather16_kernel<PieceBytes, 0, 64>(p, compound, smem, stream);
   if (g.row_chunks == 128) return launch_gather16_kernel<PieceBytes, 0, 128>(p, compound, smem, stream);

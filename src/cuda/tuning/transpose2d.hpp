@@ -157,11 +157,13 @@ inline words_tile words_tile_shape(long long rows, long long cols, long long uni
 /// 64 B side 15) and four-warp rows beyond (2018 bytes; in 48 KiB, with staged rows only as long as a tile row
 /// needs: 65 B side 26, 80 B side 24, 128 B side 15), so a tile keeps >= 15 units a side instead of 226 / U
 /// (28 B: 8, 64 B: 3). Shared memory stays within the default 48 KiB of dynamic shared memory (side + halo <=
-/// 156 rows, and <= 48 KiB). Odd units of 9-15 bytes (run-time unit size, gathered a byte at a time) take
-/// whole-warp rows too: half-warp rows held only 17-25 of them (rows of 226 bytes). H100, same call
+/// 156 rows, and <= 48 KiB). Units of 9-15 bytes other than 12 (run-time unit size, gathered a byte or a half at
+/// a time) take whole-warp rows too: half-warp rows held only 15-25 of them (rows of 226 bytes). H100, same call
 /// (benchmarks/results/h100-gather16-odd-rows-vs-382bdb9.txt), 16 -> 32 chunks: 8192^2 9-byte 0.574 -> 0.746,
 /// 11-byte 0.537 -> 0.720, 13-byte 0.489 -> 0.679, 15-byte 0.482 -> 0.708; 4097 x 3001 0.50-0.59 -> 0.68-0.72;
-/// batched 64 x 300 x 500 0.44-0.53 -> 0.57-0.61.
+/// batched 64 x 300 x 500 0.44-0.53 -> 0.57-0.61; 10- and 14-byte compound sides (35 x 80 matrices, fp16 x 5 and
+/// x 7) 0.58 -> 0.74, 0.53 -> 0.71 (h100-gather16-even-rows-vs-d8d972e.txt; 2-D 10- and 14-byte squares take
+/// skinny_odd tiles).
 /// Most rows a gather16 tile stages (side + halo), and so most columns too.
 inline constexpr int gather16_max_rows = 156;
 /// Largest unit gather16 takes (four-warp rows hold >= 15 of them).
@@ -172,15 +174,15 @@ struct gather16_shape {
   long long side, halo, row_chunks, pitch_words, smem_bytes;
 };
 
-/// rows, cols: the problem's sides (units); 0 = unknown (odd 9-15-byte units then take whole-warp rows).
+/// rows, cols: the problem's sides (units); 0 = unknown (9-15-byte units then take whole-warp rows).
 inline gather16_shape gather16_tile(long long unit_bytes, long long rows = 0, long long cols = 0) {
   gather16_shape g{};
-  // Whole-warp rows for odd 9-15-byte units only where both sides fill a tile side of them (32-53 units): a
+  // Whole-warp rows for 9-15-byte units (not 12) only where both sides fill a tile side of them (32-53 units): a
   // compound side of 21 units in 53-unit tiles lost 0.237 -> 0.158 (u8 3 x 2000 x 7 x 300 x 9, axes 1,3,0,2).
   const long long wide_side = (16 * 32 - 30) / (unit_bytes > 0 ? unit_bytes : 1);
-  const bool odd_wide = unit_bytes > 8 && unit_bytes < 16 && unit_bytes % 2 == 1 &&
-                        (rows == 0 || rows >= wide_side) && (cols == 0 || cols >= wide_side);
-  g.row_chunks = unit_bytes <= 16 && !odd_wide ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
+  const bool wide_rows = unit_bytes > 8 && unit_bytes < 16 && unit_bytes != 12 &&
+                         (rows == 0 || rows >= wide_side) && (cols == 0 || cols >= wide_side);
+  g.row_chunks = unit_bytes <= 16 && !wide_rows ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
   g.pitch_words = 4 * g.row_chunks + 1;
   g.side = (16 * g.row_chunks - 30) / unit_bytes;
