@@ -113,11 +113,15 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   const bool rows_aligned16 =
       common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) == 16;
   const std::int64_t mats = q.batch * q.A * q.B;
+  auto pairs_for = [&](std::int64_t T) {  // tile pairs of all the squares with T-unit tiles
+    const std::int64_t tiles = (q.side + T - 1) / T;
+    return mats * (tiles * (tiles + 1) / 2);
+  };
   auto set_tiles = [&](std::int64_t T) {
     p.tile = static_cast<int>(T);
     p.tiles = (q.side + T - 1) / T;
     p.pairs = fast_divmod(static_cast<std::uint64_t>(p.tiles * (p.tiles + 1) / 2));
-    p.tasks = mats * p.tiles * (p.tiles + 1) / 2;
+    p.tasks = pairs_for(T);
   };
   if (rows_aligned16) {
     switch (U) {
@@ -141,22 +145,19 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   // 3-byte units (RGB8) on 16-byte aligned rows: square_pixel48 where the pairs fill the GPU many times over
   // (its 196 KiB pairs run one block an SM) and the device lets a block have that much shared memory, else
   // square_gather (tuning/inplace.hpp gives the figures).
-  if (rows_aligned16 && U == 3) {
+  const std::int64_t sms = dev.sm_count;
+  if (rows_aligned16 && U == 3 && square_pixel48_shape<3>::smem_bytes <= dev.smem_optin &&
+      pairs_for(square_pixel48_shape<3>::T) >= inplace_square_pixel48_policy::min_pairs_per_sm * sms) {
     set_tiles(square_pixel48_shape<3>::T);
-    if (p.tasks >= inplace_square_pixel48_policy::min_pairs_per_sm * std::int64_t{dev.sm_count} &&
-        square_pixel48_shape<3>::smem_bytes <= dev.smem_optin)
-      return launch_square_pixel48<3>(p, stream, dev);
+    return launch_square_pixel48<3>(p, stream, dev);
   }
   if (rows_aligned16 && U <= square_gather_max_unit) {
     const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});
     p.unit_words = static_cast<int>(U / G);
     const int u = static_cast<int>(U);
     // Wide tiles (13-15-byte units) where there are enough pairs an SM for one 1024-thread block each.
-    bool wide = false;
-    if (square_gather_wide_unit(u) && square_gather_smem(u, true) <= dev.smem_optin) {
-      set_tiles(square_gather_tile(u, true));
-      wide = p.tasks >= square_gather_wide_min_pairs_per_sm * std::int64_t{dev.sm_count};
-    }
+    const bool wide = square_gather_wide_unit(u) && square_gather_smem(u, true) <= dev.smem_optin &&
+                      pairs_for(square_gather_tile(u, true)) >= square_gather_wide_min_pairs_per_sm * sms;
     set_tiles(square_gather_tile(u, wide));
     p.chunk_magic = magic_u16(static_cast<unsigned>(p.tile * U / 16));
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
@@ -175,9 +176,9 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
         default: return run(inplace_square_gather_kernel<16, L, Threads>);
       }
     };
-    if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather: tile too large");
-    if (wide) {  // 13-15-byte units: 1- or 2-byte granules, 7-8 loads a thread
-      if (loads > 8) return status(status_code::internal, "inplace square_gather: wide tile too large");
+    if (loads > (wide ? 8 : square_gather_max_loads))
+      return status(status_code::internal, "inplace square_gather: tile too large");
+    if (wide) {  // 13-15-byte units: 1- or 2-byte granules, 7-8 loads a thread (no builds for other granules)
       auto run = [&](auto kernel) { return launch(kernel, blocks, 1024, smem, stream, p, "inplace square_gather"); };
       return G == 2 ? run(inplace_square_gather_kernel<2, 8, 1024>) : run(inplace_square_gather_kernel<1, 8, 1024>);
     }

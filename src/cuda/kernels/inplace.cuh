@@ -478,29 +478,7 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
           for (int k = 0; k < 4; ++k) in[12 * i + 4 * v + k] = w[k];
         }
       permute_bytes<pixel48_map<U>>(in, out);
-#pragma unroll
-      for (int e = 0; e < C; ++e) {
-        const unsigned c = j * C + e, row = outbuf(s) + c * S::out_pitch, off = 4 * h * U;
-        if constexpr (U % 4 == 0) {  // 4 U bytes at a 16-byte aligned offset
-#pragma unroll
-          for (int v = 0; v < U / 4; ++v) {
-            const std::uint32_t w[4] = {out[e * U + 4 * v], out[e * U + 4 * v + 1], out[e * U + 4 * v + 2],
-                                        out[e * U + 4 * v + 3]};
-            sts128(row + pixel48_out_byte<C>(c, off + 16 * v), w);
-          }
-        } else if constexpr (U % 2 == 0) {
-#pragma unroll
-          for (int v = 0; v < U / 2; ++v)
-            asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(row + pixel48_out_byte<C>(c, off + 8 * v)),
-                         "r"(out[e * U + 2 * v]), "r"(out[e * U + 2 * v + 1])
-                         : "memory");
-        } else {
-#pragma unroll
-          for (int v = 0; v < U; ++v)
-            asm volatile("st.shared.b32 [%0], %1;" ::"r"(row + pixel48_out_byte<C>(c, off + 4 * v)), "r"(out[e * U + v])
-                         : "memory");
-        }
-      }
+      pixel48_store_micro<U, S::out_pitch>(out, outbuf(s), static_cast<unsigned>(j), static_cast<unsigned>(4 * h * U));
     }
     __syncthreads();  // output buffers complete; the staged rows are free
     const pair cur = q;

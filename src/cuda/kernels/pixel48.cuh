@@ -60,6 +60,38 @@ __device__ __forceinline__ unsigned pixel48_out_byte(unsigned c, unsigned off) {
   return 16 * ((off >> 4) ^ ((c / C) & 3u)) + (off & 15u);
 }
 
+/// Phase 2's stores (also square_pixel48's): a permuted micro-tile `out` (output rows j C .. j C + C - 1 of 4 U
+/// bytes each) into the output rows' buffer at `buf` (row c at buf + c Pitch, slots swizzled by
+/// pixel48_out_byte), from byte `off` of each row, by the widest store 4 U bytes at `off` allow.
+template <int U, int Pitch>
+__device__ __forceinline__ void pixel48_store_micro(const std::uint32_t (&out)[48], unsigned buf, unsigned j,
+                                                    unsigned off) {
+  constexpr unsigned C = 48 / U;
+#pragma unroll
+  for (unsigned e = 0; e < C; ++e) {
+    const unsigned c = j * C + e, row = buf + c * Pitch;
+    if constexpr (U % 4 == 0) {  // 4 U bytes at a 16-byte aligned offset
+#pragma unroll
+      for (int v = 0; v < U / 4; ++v) {
+        const std::uint32_t w[4] = {out[e * U + 4 * v], out[e * U + 4 * v + 1], out[e * U + 4 * v + 2],
+                                    out[e * U + 4 * v + 3]};
+        sts128(row + pixel48_out_byte<C>(c, off + 16 * v), w);
+      }
+    } else if constexpr (U % 2 == 0) {
+#pragma unroll
+      for (int v = 0; v < U / 2; ++v)
+        asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(row + pixel48_out_byte<C>(c, off + 8 * v)),
+                     "r"(out[e * U + 2 * v]), "r"(out[e * U + 2 * v + 1])
+                     : "memory");
+    } else {
+#pragma unroll
+      for (int v = 0; v < U; ++v)
+        asm volatile("st.shared.b32 [%0], %1;" ::"r"(row + pixel48_out_byte<C>(c, off + 4 * v)), "r"(out[e * U + v])
+                     : "memory");
+    }
+  }
+}
+
 template <int UnitBytes>
 struct pixel48_map {
   // Output byte o of a micro-tile: output row e = o / (4 U), its byte t = o % (4 U): staged row i = t / U of
@@ -122,30 +154,7 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
         }
       }
       permute_bytes<pixel48_map<U>>(in, out);
-#pragma unroll
-      for (int e = 0; e < S::C; ++e) {
-        const unsigned c = j * S::C + e, row = outbuf + c * S::out_pitch, off = 16 + 4 * h * U;
-        if constexpr (S::store_bytes == 16) {  // 4 U bytes at a 16-byte aligned offset
-#pragma unroll
-          for (int v = 0; v < U / 4; ++v) {
-            const std::uint32_t w[4] = {out[e * U + 4 * v], out[e * U + 4 * v + 1], out[e * U + 4 * v + 2],
-                                        out[e * U + 4 * v + 3]};
-            sts128(row + pixel48_out_byte<S::C>(c, off + 16 * v), w);
-          }
-        } else if constexpr (S::store_bytes == 8) {
-#pragma unroll
-          for (int v = 0; v < U / 2; ++v)
-            asm volatile("st.shared.v2.b32 [%0], {%1, %2};" ::"r"(row + pixel48_out_byte<S::C>(c, off + 8 * v)),
-                         "r"(out[e * U + 2 * v]),
-                         "r"(out[e * U + 2 * v + 1])
-                         : "memory");
-        } else {
-#pragma unroll
-          for (int v = 0; v < U; ++v)
-            asm volatile("st.shared.b32 [%0], %1;" ::"r"(row + pixel48_out_byte<S::C>(c, off + 4 * v)), "r"(out[e * U + v])
-                         : "memory");
-        }
-      }
+      pixel48_store_micro<U, S::out_pitch>(out, outbuf, j, 16 + 4 * h * U);
     }
     __syncthreads();  // the output rows' buffer is complete
 

@@ -177,15 +177,16 @@ struct gather16_shape {
 /// rows, cols: the problem's sides (units); 0 = unknown (9-15-byte units then take whole-warp rows).
 inline gather16_shape gather16_tile(long long unit_bytes, long long rows = 0, long long cols = 0) {
   gather16_shape g{};
+  // Units a tile row of `chunks` lanes holds (its bytes plus up to 15 of misalignment at each end).
+  auto side_for = [&](long long chunks) { return (16 * chunks - 30) / (unit_bytes > 0 ? unit_bytes : 1); };
   // Whole-warp rows for 9-15-byte units (not 12) only where both sides fill a tile side of them (32-53 units): a
   // compound side of 21 units in 53-unit tiles lost 0.237 -> 0.158 (u8 3 x 2000 x 7 x 300 x 9, axes 1,3,0,2).
-  const long long wide_side = (16 * 32 - 30) / (unit_bytes > 0 ? unit_bytes : 1);
   const bool wide_rows = unit_bytes > 8 && unit_bytes < 16 && unit_bytes != 12 &&
-                         (rows == 0 || rows >= wide_side) && (cols == 0 || cols >= wide_side);
+                         (rows == 0 || rows >= side_for(32)) && (cols == 0 || cols >= side_for(32));
   g.row_chunks = unit_bytes <= 16 && !wide_rows ? 16 : unit_bytes <= 30 ? 32 : unit_bytes <= 64 ? 64 : 128;
   g.halo = (16 + unit_bytes - 1) / unit_bytes;
   g.pitch_words = 4 * g.row_chunks + 1;
-  g.side = (16 * g.row_chunks - 30) / unit_bytes;
+  g.side = side_for(g.row_chunks);
   if (g.side + g.halo > gather16_max_rows) g.side = gather16_max_rows - g.halo;
   // Four-warp rows: 48 KiB bind before the row length does. Staged rows then get only the chunks a row of
   // `side` units can cover (misaligned by up to 15 bytes), not all 128 lanes' worth: 80-byte units take 24
