@@ -35,12 +35,11 @@
 //              memory, and the units of h elements moved along the cycles of the a x k transposition they
 //              then need (the unit pass of `tile_cycles`; for k x m it runs first).
 // * `near_square` — one s x (s + d) or (s + d) x s matrix with few extra columns or rows (d <= s / 2, their
-//              s x d elements within 8 MiB) of 4-, 8- or 16-byte units (1 or 2 bytes when the square part's
-//              rows are a 16-byte multiple apart), e.g. 8191 x 8193: the extra part is saved to the workspace,
-//              the s x s square transposed in place (the `square` kernel, at the matrix's pitch), its rows
-//              moved to the transposed pitch (in place, bands staged in shared memory, each waiting only
-//              for the bands whose rows it overwrites), and the saved part written back transposed (an
-//              out-of-place transpose).
+//              s x d elements within 8 MiB) of 1-, 2-, 4-, 8- or 16-byte units, e.g. 8191 x 8193: the extra
+//              part is saved to the workspace, the s x s square transposed in place (the `square` kernels, at
+//              the matrix's pitch), its rows moved to the transposed pitch (in place: bands of 32 KiB of
+//              bytes staged in shared memory, each waiting only for the bands whose bytes it overwrites),
+//              and the saved part written back transposed (an out-of-place transpose).
 // * `staged_blocks` — a rectangle over 32 MiB of units whose shuffle would move 1- or 2-byte words (sizes
 //              1, 2, 3, 5, 6, ...), with a side s = a h (a >= 2) whose blocks of h x (other side) elements
 //              fit in 32 MiB, h elements making at least 64 bytes and at most 2^18 units of them: e.g. u8
@@ -61,8 +60,8 @@
 //   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
-// that would not do). For `near_square` it holds the extra s x d elements and one wave of rows (at most
-// 8 MiB each, plus 512 bytes). For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
+// that would not do). For `near_square` it holds the extra s x d elements (at most 8 MiB) and the
+// repitch's flags (at most 16 KiB), plus 512 bytes. For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
 // bytes; for `staged_blocks` one block or the segments' first units, whichever is larger (each at most 32 MiB
 // + 256 bytes). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
@@ -138,7 +137,7 @@ struct inplace_geometry {
   // near_square (one matrix of s x (s + d) or (s + d) x s):
   std::int64_t near_side = 0;      ///< s
   std::int64_t near_extra = 0;     ///< d: the extra columns (wide) or rows (tall)
-  std::int64_t wave_rows = 0;      ///< rows repitched a wave through the workspace
+  std::int64_t repitch_bands = 0;  ///< bands of the rows' repitch (a flag of 4 bytes each in the workspace)
   /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
   plan_geometry near_extra_plan;
   // staged (groups of `group` matrices; the last group may hold fewer) and staged_blocks (`blocks` blocks a

@@ -49,8 +49,8 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
          << g.short_cycle << " units found by the executor); workspace " << g.workspace_bytes << " bytes";
       break;
     case inplace_algorithm::near_square:
-      os << ": the " << g.near_side << " x " << g.near_side << " square transposed in place, its rows repitched in waves of "
-         << g.wave_rows << ", the " << g.near_extra << " extra " << (g.rows > g.cols ? "rows" : "columns")
+      os << ": the " << g.near_side << " x " << g.near_side << " square transposed in place, its rows repitched in "
+         << g.repitch_bands << " bands, the " << g.near_extra << " extra " << (g.rows > g.cols ? "rows" : "columns")
          << " saved and written back transposed; workspace " << g.workspace_bytes << " bytes";
       break;
     case inplace_algorithm::staged_blocks: {

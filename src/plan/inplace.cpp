@@ -168,12 +168,11 @@ bool plan_near_square(inplace_geometry& g) {
   using namespace inplace_tuning;
   const std::int64_t s = std::min(g.rows, g.cols), d = std::max(g.rows, g.cols) - s, U = g.elem_bytes;
   if (g.batch != 1 || d > s / 2 || d > near_square_part_bytes / U / s) return false;
-  // The square pass must run on 16-byte vectors (rows of the square a 16-byte multiple apart) or on single
-  // words of 4-16 bytes: 1- and 2-byte words at odd pitches ran the square pass at 0.30 / 0.51 of memcpy
-  // (u8 / fp16 8191^2, square_words), slower than `shuffle` overall. (square_shift16 has run those squares
-  // at 0.55 / 0.65 since; near_square with it is not measured yet.) Units of 1, 2, 4, 8 or 16 bytes only.
+  // The square pass runs at the matrix's pitch: square_vec16 where rows are 16-byte multiples apart,
+  // square_shift16 (1- and 2-byte units) or single-word square_words (4-16 bytes) elsewhere. Units of 1, 2,
+  // 4, 8 or 16 bytes only: others would take square_words' multi-word path (rgb8 4096^2 0.17 of memcpy).
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;
-  if (U > 16 || (U & (U - 1)) != 0 || (pitch % 16 != 0 && U < 4)) return false;
+  if (U > 16 || (U & (U - 1)) != 0) return false;
   // The write-back of the extra part: tall, d x s -> s x d after each row's s elements (pitch n); wide,
   // s x d -> d x s, packed after the square.
   const std::int64_t n = s + d;
@@ -182,8 +181,8 @@ bool plan_near_square(inplace_geometry& g) {
   g.algo = inplace_algorithm::near_square;
   g.near_side = s;
   g.near_extra = d;
-  g.wave_rows = std::clamp<std::int64_t>(near_square_part_bytes / (s * U), 1, s);
-  g.workspace_bytes = s * d * U + std::max(g.wave_rows * s * U, 4 * (s + 1)) + 2 * workspace_slack;
+  g.repitch_bands = repitch_bands(pitch, s * U, s);
+  g.workspace_bytes = s * d * U + 4 * (repitch_flag_slots(g.repitch_bands) + 1) + 2 * workspace_slack;
   return true;
 }
 

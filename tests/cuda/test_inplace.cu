@@ -121,13 +121,14 @@ TEST(InplaceGpu, StagedGroupsBatchesGapsAndShifts) {
 
 TEST(InplaceGpu, StagedBlocksOfRowsOrColumnsBatchesGapsAndShifts) {  // over 32 MiB
   for (std::int64_t shift : {0, 1, 4}) {
-    check({8191, 8193, 1}, shift);  // 8193 = 3 x 2731: the unit pass, then 3 blocks of columns
-    check({8193, 8191, 1}, shift);  // 3 blocks of 2731 rows, then the unit pass
+    check({4097, 10001, 1}, shift);  // 4097 = 17 x 241, 10001 = 73 x 137: blocks and the unit pass
+    check({10001, 4097, 1}, shift);
     check({3001, 4097, 3}, shift);
     check({4097, 3001, 3}, shift);
     check({6001, 5999, 1, 2, 0, 6001 * 5999 + 5}, shift);
   }
-  for (const inplace_problem& p : {inplace_problem{8191, 8193, 1}, inplace_problem{3001, 4097, 3}}) {
+  for (const inplace_problem& p : {inplace_problem{4097, 10001, 1}, inplace_problem{10001, 4097, 1},
+                                   inplace_problem{3001, 4097, 3}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
@@ -279,6 +280,29 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
   check({4194304, 4, 1}, 0, nullptr, shuffle_only);
 }
 
+// 1- and 2-byte units at odd pitches (square_shift16's square pass), the repitch's bands cutting rows
+// shorter and longer than a band, at every base phase; then the default plans of the suite's byte rows.
+TEST(InplaceGpu, NearSquareOfBytesAndHalvesAtOddPitches) {
+  for (std::int64_t shift : {0, 1, 3, 8})
+    for (const inplace_problem& p : {inplace_problem{1001, 1003, 1}, inplace_problem{1003, 1001, 1},
+                                     inplace_problem{2001, 2004, 2}, inplace_problem{2004, 2001, 2},
+                                     inplace_problem{3001, 3000, 1}, inplace_problem{600, 601, 2},
+                                     inplace_problem{17000, 16999, 2}, inplace_problem{9000, 9003, 4}}) {
+      inplace_geometry g;
+      std::int64_t span = 0;
+      ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+      EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
+      check(p, shift, nullptr, no_staged);
+    }
+  for (const inplace_problem& p : {inplace_problem{8191, 8193, 1}, inplace_problem{7919, 7907, 1},
+                                   inplace_problem{8193, 8191, 2}}) {
+    auto plan = make_inplace_plan(p);
+    ASSERT_TRUE(plan);
+    EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;
+    check(p, 1);
+  }
+}
+
 TEST(InplaceGpu, NearSquareTallWideAndShifts) {
   check({8190, 8192, 4}, 0, nullptr, no_staged);
   check({8192, 8188, 4}, 0, nullptr, no_staged);
@@ -293,7 +317,7 @@ TEST(InplaceGpu, NearSquareTallWideAndShifts) {
   check({1000, 1498, 8}, 0, nullptr, no_staged);
   check({700, 704, 4}, 4, nullptr, no_staged);   // a misaligned base: the square pass through words
   check({20000, 20016, 1}, 0, nullptr, no_staged);  // many bands
-  check({16500, 16504, 4}, 0, nullptr, no_staged);  // rows over 64 KiB: waves through the workspace
+  check({16500, 16504, 4}, 0, nullptr, no_staged);  // rows over 64 KiB: two or three bands a row
   check({16504, 16500, 4}, 0, nullptr, no_staged);
   for (const inplace_problem& p : {inplace_problem{8190, 8192, 4}, inplace_problem{1030, 1024, 16}}) {
     inplace_geometry g;

@@ -148,9 +148,16 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   auto prime = make_inplace_plan({8191, 8193, 4});  // gcd 1, two extra columns
   ASSERT_TRUE(prime);
   EXPECT_EQ(prime->algo(), inplace_algorithm::near_square);
-  inplace_geometry prime8;  // the same in bytes: odd pitches of 1-byte words; staged_blocks unless pinned off
-  ASSERT_TRUE(detail::make_inplace_geometry({8191, 8193, 1}, prime8, span, no_staged));
-  EXPECT_EQ(prime8.algo, inplace_algorithm::shuffle);
+  auto prime8 = make_inplace_plan({8191, 8193, 1});  // the same in bytes: square_shift16 at odd pitches
+  ASSERT_TRUE(prime8);
+  EXPECT_EQ(prime8->algo(), inplace_algorithm::near_square);
+  // The repitch's flags: 32 KiB bands of the 8190 moved rows' source bytes, one flag each.
+  EXPECT_EQ(prime8->geometry().repitch_bands, (8189 * 8193 + 8191 + (32 << 10) - 1) / (32 << 10));
+  EXPECT_EQ(prime8->workspace_bytes(), 8191 * 2 + 4 * (prime8->geometry().repitch_bands + 1) + 512);
+  auto huge = make_inplace_plan({600000, 600001, 1});  // 11 M bands: 4096 flags reused
+  ASSERT_TRUE(huge);
+  EXPECT_EQ(huge->algo(), inplace_algorithm::near_square);
+  EXPECT_EQ(huge->workspace_bytes(), 600000 + 4 * 4097 + 512);
   auto near = make_inplace_plan({8190, 8192, 4});  // two extra columns, rows of 32 KiB
   ASSERT_TRUE(near);
   EXPECT_EQ(near->algo(), inplace_algorithm::near_square);
@@ -187,13 +194,13 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(over->geometry().tile, 241);
   EXPECT_EQ(over->geometry().blocks, 17);
   EXPECT_FALSE(over->geometry().units_first);
-  auto odd8 = make_inplace_plan({8191, 8193, 1});  // 8193 = 3 x 2731: the unit pass, then 3 blocks of columns
+  auto odd8 = make_inplace_plan({8191, 16385, 1});  // 16385 = 5 x 29 x 113: the unit pass, then 5 blocks of columns
   ASSERT_TRUE(odd8);
   EXPECT_EQ(odd8->algo(), inplace_algorithm::staged_blocks);
-  EXPECT_EQ(odd8->geometry().tile, 2731);
+  EXPECT_EQ(odd8->geometry().tile, 3277);
   EXPECT_TRUE(odd8->geometry().units_first);
   EXPECT_LE(odd8->workspace_bytes(), (32 << 20) + 256);
-  auto primes8 = make_inplace_plan({7919, 7907, 1});  // no divisor: shuffle
+  auto primes8 = make_inplace_plan({7919, 12007, 1});  // no divisor, not near square: shuffle
   ASSERT_TRUE(primes8);
   EXPECT_EQ(primes8->algo(), inplace_algorithm::shuffle);
   auto words4 = make_inplace_plan({4097, 3001, 4});  // 4-byte words: shuffle (staged_blocks is for 1 and 2)
@@ -394,15 +401,16 @@ TEST(InplaceHost, StagedGroupsBatchesAndGaps) {
   }
 }
 
-TEST(InplaceHost, StagedBlocksOfRowsOrColumnsBatchesAndGaps) {  // over 32 MiB: 6001 = 17 x 353, 5999 = 7 x 857
-  for (const inplace_problem& p : {inplace_problem{6001, 5999, 1}, inplace_problem{5999, 6001, 1},
+// Over 32 MiB and not near square (or batched): 4097 = 17 x 241, 10001 = 73 x 137, 6001 = 17 x 353, 5999 = 7 x 857.
+TEST(InplaceHost, StagedBlocksOfRowsOrColumnsBatchesAndGaps) {
+  for (const inplace_problem& p : {inplace_problem{4097, 10001, 1}, inplace_problem{10001, 4097, 1},
                                    inplace_problem{3001, 4097, 3}, inplace_problem{6001, 5999, 1, 2, 0, 6001 * 5999 + 5}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
     check_host(p, 0);
   }
-  auto cols = make_inplace_plan({6001, 5999, 1}), rows = make_inplace_plan({5999, 6001, 1});
+  auto cols = make_inplace_plan({6001, 5999, 1, 2}), rows = make_inplace_plan({5999, 6001, 1, 2});
   EXPECT_TRUE(cols->geometry().units_first);  // 42007 units of 857 columns' width, not 101983 of 353 rows
   EXPECT_FALSE(rows->geometry().units_first);
 }

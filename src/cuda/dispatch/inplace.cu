@@ -392,66 +392,31 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
 
 // ---- near_square -----------------------------------------------------------------------------------------
 
-// `rows` rows of `width` bytes, src_pitch / dst_pitch bytes apart, in the widest word all of them allow.
-status rows_copy(const unsigned char* src, std::int64_t src_pitch, unsigned char* dst, std::int64_t dst_pitch,
-                 std::int64_t width, std::int64_t rows, cudaStream_t stream, const device_info& dev) {
-  const std::int64_t word = common_word({reinterpret_cast<std::uint64_t>(src), reinterpret_cast<std::uint64_t>(dst),
-                                         static_cast<std::uint64_t>(src_pitch), static_cast<std::uint64_t>(dst_pitch),
-                                         static_cast<std::uint64_t>(width)});
-  inplace_rows_copy_params p{src, dst, src_pitch, dst_pitch, rows * (width / word),
-                             fast_divmod(static_cast<std::uint64_t>(width / word))};
-  const std::int64_t blocks = std::min<std::int64_t>((p.words + 255) / 256, std::int64_t{dev.sm_count} * 16);
-  return with_word(word, [&]<class Word>() {
-    return launch(inplace_rows_copy_kernel<Word>, blocks, 256, 0, stream, p, "inplace near_square: wave copy");
-  });
-}
-
-template <class Word>
-status launch_repitch(inplace_repitch_params p, cudaStream_t stream, const device_info& dev) {
-  p.row_words = p.row_bytes / static_cast<std::int64_t>(sizeof(Word));
-  const std::int64_t smem = p.band * p.row_bytes;
-  return launch(inplace_repitch_kernel<Word>, std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * 8), 256,
-                smem, stream, p, "inplace near_square repitch");
-}
-
-// Rows 1 .. rows-1 from src_pitch to dst_pitch in place, bands staged in shared memory (`flags`: scratch of
-// 4 (rows + 1) bytes).
+// Rows 1 .. rows-1 of row_bytes from src_pitch to dst_pitch in place (kernels/inplace.cuh: bands of source
+// bytes staged in shared memory; `flags`: scratch of 4 (repitch_flag_slots(bands) + 1) bytes; `bands`: the
+// plan's count, checked).
 status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pitch, std::int64_t row_bytes,
-               std::int64_t rows, unsigned char* flags, cudaStream_t stream, const device_info& dev) {
+               std::int64_t rows, std::int64_t bands, unsigned char* flags, cudaStream_t stream,
+               const device_info& dev) {
   inplace_repitch_params p{};
   p.data = data;
   p.src_pitch = src_pitch, p.dst_pitch = dst_pitch;
   p.rows = rows;
   p.row_bytes = row_bytes;
-  p.band = std::max<std::int64_t>(1, inplace_tuning::repitch_band_bytes / row_bytes);
-  p.bands = (rows - 1 + p.band - 1) / p.band;
+  p.band_bytes = inplace_tuning::repitch_band_bytes;
+  p.bands = inplace_tuning::repitch_bands(src_pitch, row_bytes, rows);
+  if (p.bands != bands) return status(status_code::internal, "inplace near_square: repitch bands differ from the plan's");
+  p.lo = reinterpret_cast<std::uint64_t>(data);
+  p.hi = p.lo + static_cast<std::uint64_t>(std::max(src_pitch, dst_pitch) * rows);  // the whole matrix
+  if (p.bands >= (std::int64_t{1} << 32) - 1)
+    return status(status_code::unsupported, "inplace near_square: more than 2^32 - 2 repitch bands");
   p.ticket = reinterpret_cast<unsigned int*>(flags);
   p.flags = p.ticket + 1;
-  if (cudaError_t e = cudaMemsetAsync(flags, 0, static_cast<std::size_t>(4 * (p.bands + 1)), stream); e != cudaSuccess)
+  p.flag_slots = static_cast<unsigned>(inplace_tuning::repitch_flag_slots(p.bands));
+  if (cudaError_t e = cudaMemsetAsync(flags, 0, static_cast<std::size_t>(4 * (p.flag_slots + 1)), stream); e != cudaSuccess)
     return cuda_failure(e, "inplace near_square: clearing the repitch flags");
-  const std::int64_t word = common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(src_pitch),
-                                         static_cast<std::uint64_t>(dst_pitch), static_cast<std::uint64_t>(row_bytes)});
-  return with_word(word, [&]<class Word>() { return launch_repitch<Word>(p, stream, dev); });
-}
-
-// Rows 1 .. s-1 of s x row_bytes from src_pitch to dst_pitch in place: in one kernel when a row fits a band,
-// else in waves of `wave_rows` through `band` (the last rows first when the pitch grows).
-status move_rows(unsigned char* base, std::int64_t src_pitch, std::int64_t dst_pitch, std::int64_t row_bytes,
-                 std::int64_t s, std::int64_t wave_rows, unsigned char* band, cudaStream_t stream,
-                 const device_info& dev) {
-  if (row_bytes <= inplace_tuning::repitch_band_bytes)
-    return repitch(base, src_pitch, dst_pitch, row_bytes, s, band, stream, dev);
-  const bool grows = dst_pitch > src_pitch;
-  for (std::int64_t done = 0; done < s - 1;) {
-    const std::int64_t rows = std::min(wave_rows, s - 1 - done);
-    const std::int64_t i0 = grows ? s - done - rows : 1 + done;
-    if (status st = rows_copy(base + i0 * src_pitch, src_pitch, band, row_bytes, row_bytes, rows, stream, dev); !st)
-      return st;
-    if (status st = rows_copy(band, row_bytes, base + i0 * dst_pitch, dst_pitch, row_bytes, rows, stream, dev); !st)
-      return st;
-    done += rows;
-  }
-  return status::ok();
+  return launch(inplace_repitch_kernel, std::min<std::int64_t>(p.bands, std::int64_t{dev.sm_count} * inplace_tuning::repitch_blocks_per_sm),
+                repitch_threads, repitch_smem_bytes(p.band_bytes), stream, p, "inplace near_square repitch");
 }
 
 status run_near_square(const inplace_geometry& g, void* data, void* workspace, cudaStream_t stream,
@@ -460,7 +425,7 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   const bool tall = g.rows > g.cols;  // tall: rows s.. are the extra d x s part; wide: columns s.. (s x d)
   auto* base = static_cast<unsigned char*>(data);
   unsigned char* extra = aligned256(workspace);
-  unsigned char* band = aligned256(extra + s * d * U);
+  unsigned char* flags = aligned256(extra + s * d * U);
   // The extra part, packed into the workspace: rows s.. of s elements (tall) or columns s.. of n-element rows.
   const cudaError_t e = tall ? cudaMemcpyAsync(extra, base + s * s * U, static_cast<std::size_t>(s * d * U),
                                                cudaMemcpyDeviceToDevice, stream)
@@ -470,7 +435,7 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   if (e != cudaSuccess) return cuda_failure(e, "inplace near_square: saving the extra part");
   const std::int64_t pitch = (tall ? s : n) * U, new_pitch = (tall ? n : s) * U;
   if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
-  if (status st = move_rows(base, pitch, new_pitch, s * U, s, g.wave_rows, band, stream, dev); !st) return st;
+  if (status st = repitch(base, pitch, new_pitch, s * U, s, g.repitch_bands, flags, stream, dev); !st) return st;
   // The extra part transposed: tall, s x d after each row's s elements (pitch n); wide, d x s after the square.
   return cuda_launch(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream, dev);
 }

@@ -991,104 +991,124 @@ __global__ void __launch_bounds__(256) inplace_chunks_kernel(const inplace_chunk
 
 // ---- near_square's repitch -------------------------------------------------------------------------------
 //
-// * repitch<Word>: rows 1 .. rows-1 move from pitch src_pitch to dst_pitch in place (row 0 stays). Bands of
-//   `band` rows are taken in the order that never overwrites a row before it is read (ascending when the
-//   pitch shrinks, descending when it grows) from a ticket counter, so every earlier band belongs to a block
-//   that is already running. A block loads its band into shared memory, publishes a flag (its rows are
-//   read), waits for the flags of the earlier bands whose rows its destinations overlap (they never wait
-//   before publishing, so this cannot deadlock), then stores. One read and one write a byte.
-//   grid: 1-D (ticketed); block: 256 threads; dynamic shared memory: band rows.
-// * rows_copy<Word>: `rows` rows of row_words words from src (src_pitch bytes apart) to dst (dst_pitch apart);
-//   src and dst never overlap (one of them is the workspace): the repitch of rows too long for a band.
-//   grid: 1-D over words (grid-stride).
+// * repitch: rows 1 .. rows-1 move from pitch src_pitch to dst_pitch in place (row 0 stays), any alignment.
+//   The source bytes of those rows, [src_pitch, (rows - 1) src_pitch + row_bytes), are cut into bands of
+//   band_bytes, taken from a ticket counter in the order that never overwrites a byte before it is read
+//   (ascending when the pitch shrinks: every byte moves down; descending when it grows), so every earlier
+//   band belongs to a block that is already running. A block loads the aligned 16-byte chunks covering its
+//   band into shared memory, publishes a flag (its bytes are read; flags are slots reused every few thousand
+//   bands, so the workspace stays small whatever the matrix), waits for the flags of the earlier bands
+//   whose bytes its destinations overlap (they never wait before publishing, so this cannot deadlock), then
+//   writes each row piece of the band as aligned 16-byte chunks realigned from the stage (bytes only at the
+//   pieces' ends). A band is bytes, not rows: rows of any length go through shared memory, one read and one
+//   write a byte. grid: 1-D (ticketed, persistent); block: repitch_threads; dynamic shared memory:
+//   repitch_smem_bytes(band_bytes).
+
+inline constexpr int repitch_threads = 256;
+inline constexpr int repitch_loads = 8;  // 16-byte loads in flight a thread
+
+/// The stage: one chunk before the band's first aligned chunk, the band's chunks (band_bytes / 16 + 1 at
+/// most), and two after (a realigned chunk reads its source chunk and the next).
+constexpr std::int64_t repitch_smem_bytes(std::int64_t band_bytes) { return band_bytes + 4 * 16; }
 
 struct inplace_repitch_params {
   unsigned char* data;
   std::int64_t src_pitch, dst_pitch;  // bytes
   std::int64_t rows;                  // rows of the matrix (row 0 stays)
-  std::int64_t band;                  // rows a band
-  std::int64_t bands;                 // ceil((rows - 1) / band)
-  std::int64_t row_words;             // words of Word a row
   std::int64_t row_bytes;
+  std::int64_t band_bytes;            // a multiple of 16
+  std::int64_t bands;                 // ceil(source bytes / band_bytes)
+  std::uint64_t lo, hi;               // the matrix's bytes (loads stay inside)
   unsigned int* ticket;               // zeroed before the launch
-  unsigned int* flags;                // `bands` flags, zeroed before the launch
+  unsigned int* flags;                // flag_slots flags, zeroed before the launch
+  unsigned int flag_slots;            // inplace_tuning::repitch_flag_slots(bands)
 };
 
-template <class Word>
-__global__ void __launch_bounds__(256) inplace_repitch_kernel(const inplace_repitch_params p) {
-  extern __shared__ unsigned char smem_raw[];
-  Word* stage = reinterpret_cast<Word*>(smem_raw);
+__global__ void __launch_bounds__(repitch_threads) inplace_repitch_kernel(const inplace_repitch_params p) {
+  extern __shared__ uint4 stage[];
   __shared__ unsigned int taken;
-  const bool grows = p.dst_pitch > p.src_pitch;  // rows move up in memory: the last rows first
-  const auto row_w = static_cast<std::uint32_t>(p.row_words);
+  const bool grows = p.dst_pitch > p.src_pitch;  // bytes move up in memory: the last band first
+  const std::int64_t P = p.src_pitch, Q = p.dst_pitch, R = p.row_bytes;
+  const std::int64_t region_lo = P, region_hi = (p.rows - 1) * P + R;  // source bytes of rows 1 ..
+  const auto base = reinterpret_cast<std::uint64_t>(p.data);
   for (;;) {
     if (threadIdx.x == 0) taken = atomicAdd(p.ticket, 1u);
     __syncthreads();
     const std::int64_t k = taken;
     if (k >= p.bands) return;
-    std::int64_t i0 = 0, i1 = 0;  // the band's rows
-    if (grows) {
-      i1 = p.rows - k * p.band;
-      i0 = i1 - p.band > 1 ? i1 - p.band : 1;
-    } else {
-      i0 = 1 + k * p.band;
-      i1 = i0 + p.band < p.rows ? i0 + p.band : p.rows;
-    }
-    for (std::int64_t i = i0; i < i1; ++i) {
-      const Word* src = reinterpret_cast<const Word*>(p.data + i * p.src_pitch);
-      Word* st = stage + static_cast<std::uint32_t>(i - i0) * row_w;
-#pragma unroll 8
-      for (std::uint32_t w = threadIdx.x; w < row_w; w += blockDim.x) st[w] = __ldcg(src + w);
+    // The band's source bytes [b0, b1) (offsets from data) and its rows i_first .. i_last.
+    const std::int64_t b0 = grows ? std::max(region_hi - (k + 1) * p.band_bytes, region_lo) : region_lo + k * p.band_bytes;
+    const std::int64_t b1 = grows ? region_hi - k * p.band_bytes : std::min(b0 + p.band_bytes, region_hi);
+    const std::int64_t i_first = std::max<std::int64_t>(1, (b0 - R) / P + 1), i_last = (b1 - 1) / P;
+    const std::uint64_t a0 = (base + b0) & ~std::uint64_t{15};
+    const auto chunks = static_cast<unsigned>((base + b1 - a0 + 15) / 16);
+    // Loads: stage[1 + c] = chunk c (all of a thread's loads issued before its shared stores).
+    for (unsigned c0 = 0; c0 < chunks; c0 += repitch_threads * repitch_loads) {
+      uint4 v[repitch_loads];
+#pragma unroll
+      for (int l = 0; l < repitch_loads; ++l) {
+        const unsigned c = c0 + l * repitch_threads + threadIdx.x;
+        if (c < chunks) v[l] = load_chunk<16, true>(a0 + 16 * std::uint64_t{c}, p.lo, p.hi);
+      }
+#pragma unroll
+      for (int l = 0; l < repitch_loads; ++l) {
+        const unsigned c = c0 + l * repitch_threads + threadIdx.x;
+        if (c < chunks) stage[1 + c] = v[l];
+      }
     }
     __syncthreads();  // the band is read
     if (threadIdx.x == 0) {
+      // Flags are slots reused every flag_slots bands (the workspace stays small): slot k % slots holds the
+      // last band published there, plus 1. Band k publishes only after band k - slots did, so a slot's
+      // value only grows and "slot of kk >= kk + 1" means band kk is read. (Band k - slots holds an earlier
+      // ticket and waits only on earlier ones: no deadlock.)
+      const auto slots = static_cast<std::int64_t>(p.flag_slots);
+      volatile unsigned int* mine = p.flags + k % slots;
+      if (k >= slots)
+        while (*mine < static_cast<unsigned>(k - slots + 1)) {
+        }
       __threadfence();
-      atomicExch(p.flags + k, 1u);
-      // Earlier bands (read before ours) whose source rows the destinations [d0, d1) overlap.
-      const std::int64_t d0 = i0 * p.dst_pitch, d1 = (i1 - 1) * p.dst_pitch + p.row_bytes;
-      std::int64_t j_lo = 0, j_hi = 0;  // overlapping source rows
-      j_lo = d0 < p.row_bytes ? 0 : (d0 - p.row_bytes) / p.src_pitch + 1;
-      j_hi = (d1 - 1) / p.src_pitch;
-      std::int64_t k_lo = k, k_hi = k - 1;  // bands to wait for
-      if (grows && j_hi >= i1) {             // rows i1 .. j_hi: bands k - 1 down to the one holding j_hi
-        k_hi = k - 1;
-        k_lo = (p.rows - 1 - (j_hi < p.rows ? j_hi : p.rows - 1)) / p.band;
-      } else if (!grows && j_lo < i0) {  // rows j_lo .. i0 - 1
-        k_hi = k - 1;
-        k_lo = ((j_lo > 1 ? j_lo : 1) - 1) / p.band;
+      atomicExch(p.flags + k % slots, static_cast<unsigned>(k + 1));
+      // Earlier bands (read before ours) whose source bytes the destinations overlap: below b0 when the
+      // pitch shrinks (from the first piece's destination), above b1 when it grows (to the last piece's end).
+      std::int64_t k_lo = 0;
+      if (grows) {
+        const std::int64_t d_end = i_last * Q + std::min(R, b1 - i_last * P);
+        k_lo = d_end >= region_hi ? 0 : (region_hi - d_end) / p.band_bytes;
+      } else {
+        const std::int64_t d_first = i_first * Q + std::max<std::int64_t>(0, b0 - i_first * P);
+        k_lo = d_first < region_lo ? 0 : (d_first - region_lo) / p.band_bytes;
       }
-      for (std::int64_t kk = k_lo; kk <= k_hi; ++kk)
-        while (*static_cast<volatile unsigned int*>(p.flags + kk) == 0u) {
+      for (std::int64_t kk = k_lo; kk < k; ++kk)
+        while (*static_cast<volatile unsigned int*>(p.flags + kk % slots) < static_cast<unsigned>(kk + 1)) {
         }
       __threadfence();
     }
     __syncthreads();
-    for (std::int64_t i = i0; i < i1; ++i) {
-      Word* dst = reinterpret_cast<Word*>(p.data + i * p.dst_pitch);
-      const Word* st = stage + static_cast<std::uint32_t>(i - i0) * row_w;
-#pragma unroll 8
-      for (std::uint32_t w = threadIdx.x; w < row_w; w += blockDim.x) dst[w] = st[w];
+    // Stores: each row's piece [j0, j1) of the band, to aligned destination chunks.
+    const auto* bytes = reinterpret_cast<const unsigned char*>(stage);
+    for (std::int64_t i = i_first; i <= i_last; ++i) {
+      const std::int64_t j0 = std::max<std::int64_t>(0, b0 - i * P), j1 = std::min(R, b1 - i * P);
+      if (j0 >= j1) continue;
+      const std::uint64_t d0 = base + i * Q + j0, d1 = base + i * Q + j1;
+      const std::uint64_t c_first = d0 & ~std::uint64_t{15};
+      // Stage offset of destination byte c_first (its source, relative to the stage's first byte): >= 1.
+      const std::uint64_t shift = base + i * P - (a0 - 16) - (base + i * Q);
+      const auto pieces = static_cast<unsigned>((d1 - c_first + 15) / 16);
+      for (unsigned q = threadIdx.x; q < pieces; q += repitch_threads) {
+        const std::uint64_t c = c_first + 16 * std::uint64_t{q};
+        const auto off = static_cast<unsigned>(c + shift);
+        const uint4* s = reinterpret_cast<const uint4*>(bytes + (off & ~15u));
+        const uint4 x = s[0], y = s[1];
+        const std::uint32_t lo[4] = {x.x, x.y, x.z, x.w}, hi[4] = {y.x, y.y, y.z, y.w};
+        std::uint32_t w[4];
+        realign(lo, hi, off & 15u, w);
+        const unsigned from = c < d0 ? static_cast<unsigned>(d0 - c) : 0u;
+        const unsigned to = d1 - c < 16 ? static_cast<unsigned>(d1 - c) : 16u;
+        store_byte_range(c, from, to, w);
+      }
     }
     __syncthreads();  // the stage and `taken` are reused
-  }
-}
-
-
-struct inplace_rows_copy_params {
-  const unsigned char* src;
-  unsigned char* dst;
-  std::int64_t src_pitch, dst_pitch;  // bytes
-  std::int64_t words;                 // rows x row_words
-  fast_divmod div_row_words;
-};
-
-template <class Word>
-__global__ void __launch_bounds__(256) inplace_rows_copy_kernel(const inplace_rows_copy_params p) {
-  for (std::int64_t x = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; x < p.words;
-       x += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
-    std::uint64_t w = 0;
-    const auto r = static_cast<std::int64_t>(p.div_row_words.divmod(static_cast<std::uint64_t>(x), w));
-    reinterpret_cast<Word*>(p.dst + r * p.dst_pitch)[w] = __ldcg(reinterpret_cast<const Word*>(p.src + r * p.src_pitch) + w);
   }
 }
 

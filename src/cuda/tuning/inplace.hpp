@@ -32,11 +32,21 @@ inline constexpr std::int64_t cycle_unit_target_bytes = 8192;
 /// (with the stage's padding, within the 48 KiB every GPU gives), and the unit (h elements) the plan aims for.
 inline constexpr std::int64_t skinny_chunk_bytes = std::int64_t{40} << 10;
 inline constexpr std::int64_t skinny_unit_target_bytes = 2048;
-/// near_square: the extra part (s x d elements) and a wave of repitched rows, each at most this many bytes.
+/// near_square: the extra part (s x d elements) at most this many bytes.
 inline constexpr std::int64_t near_square_part_bytes = std::int64_t{8} << 20;
-/// near_square's repitch: rows staged in bands of at most this many bytes a block (rows longer than that
-/// go through the workspace in waves instead).
-inline constexpr std::int64_t repitch_band_bytes = std::int64_t{64} << 10;
+/// near_square's repitch: bands of this many source bytes a block (a 16-byte multiple; 256 threads x 8 loads
+/// of 16 bytes), staged in shared memory whatever the row length, and blocks an SM (64 registers a thread).
+inline constexpr std::int64_t repitch_band_bytes = std::int64_t{32} << 10;
+inline constexpr std::int64_t repitch_blocks_per_sm = 4;
+/// Bands of the repitch of rows 1 .. rows-1 (row_bytes each, src_pitch apart).
+constexpr std::int64_t repitch_bands(std::int64_t src_pitch, std::int64_t row_bytes, std::int64_t rows) {
+  return rows < 2 ? 0 : ((rows - 2) * src_pitch + row_bytes + repitch_band_bytes - 1) / repitch_band_bytes;
+}
+/// Its flags (4 bytes each in the workspace, after a 4-byte ticket): one a band up to 4096, then reused.
+inline constexpr std::int64_t repitch_max_flag_slots = 4096;
+constexpr std::int64_t repitch_flag_slots(std::int64_t bands) {
+  return std::clamp<std::int64_t>(bands, 1, repitch_max_flag_slots);
+}
 /// staged: matrices of at most this many bytes are copied to the workspace (as many at a time as fit) and
 /// transposed back out of place.
 inline constexpr std::int64_t staged_budget_bytes = workspace_budget;
