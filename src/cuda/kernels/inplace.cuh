@@ -515,7 +515,11 @@ struct gather_pair {
 /// gathered back into 16-byte chunks in G-byte granules (G = gcd(unit, 16); an output chunk's granules come
 /// from consecutive staged rows) and stored as chunks (bytewise only where a row ends mid-chunk at the matrix
 /// edge). As in square_vec16, a block issues its next pair's loads before the current pair's stores. Lanes
-/// take pairs of chunks (one 32-byte sector) of consecutive output rows. Before this, 3-byte units went
+/// take runs of four chunks (64 bytes) of 8 consecutive output rows a warp: H100, 8192^2, median of three
+/// same-call runs, against two chunks of 16 rows: 5-, 7-, 9-, 11-, 13-, 15-byte units 0.776 / 0.808 / 0.776 /
+/// 0.820 / 0.807 / 0.845 -> 0.798 / 0.830 / 0.794 / 0.838 / 0.825 / 0.862, 10-, 12-, 14-byte 0.886 / 0.912 /
+/// 0.881 -> 0.902 / 0.926 / 0.902, 3- and 6-byte unchanged; 8 chunks of 4 rows and 32 of one row lost (5-byte
+/// 0.776 -> 0.756 / 0.624: the gathers' bank conflicts grow with the run). Before this, 3-byte units went
 /// through square_words one byte at a time (rgb8 4096^2: 0.175 of memcpy on H100).
 /// L: loads a thread holds (4, 8 or 12: the pair's chunks / Threads, rounded up); the fewer, the fewer
 /// registers and the more blocks an SM runs (rgb8: 8 loads, 3 blocks). Threads: square_gather_threads (1024 for
@@ -528,7 +532,7 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
   extern __shared__ uint4 gather_smem[];
   auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
   const int U = p.unit_words * G, T = p.tile, row_bytes = T * U, chunks = row_bytes / 16, pitch = row_bytes + 16;
-  const int tile_shift = __ffs(T) - 1, tile_chunks = T * chunks, pair_chunks = (chunks + 1) / 2;
+  const int tile_shift = __ffs(T) - 1, tile_chunks = T * chunks, pair_chunks = (chunks + 3) / 4;
   auto pair_of = [&](std::int64_t t) {
     const square_pair s = square_pair_of(p, t, T, U);
     gather_pair q;
@@ -581,8 +585,8 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
       const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
       const unsigned char* st = stage + s * T * pitch;
       unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
-      for (int x = threadIdx.x; x < 2 * T * pair_chunks; x += Threads) {
-        const int h = x & 1, c = (x >> 1) & (T - 1), w = 2 * ((x >> 1) >> tile_shift) + h, o = 16 * w;
+      for (int x = threadIdx.x; x < 4 * T * pair_chunks; x += Threads) {
+        const int h = x & 3, c = (x >> 2) & (T - 1), w = 4 * ((x >> 2) >> tile_shift) + h, o = 16 * w;
         if (c >= cl || o >= ob) continue;
         // Output byte k of row c is byte k % U of staged row k / U's unit c.
         int e = static_cast<int>(__umulhi(static_cast<unsigned>(o), p.unit_magic)), bb = o - e * U;
