@@ -35,11 +35,12 @@
 //              memory, and the units of h elements moved along the cycles of the a x k transposition they
 //              then need (the unit pass of `tile_cycles`; for k x m it runs first).
 // * `near_square` — one s x (s + d) or (s + d) x s matrix with few extra columns or rows (d <= s / 2, their
-//              s x d elements within 8 MiB) of 1-, 2-, 4-, 8- or 16-byte units, e.g. 8191 x 8193: the extra
-//              part is saved to the workspace, the s x s square transposed in place (the `square` kernels, at
-//              the matrix's pitch), its rows moved to the transposed pitch (in place: bands of 32 KiB of
-//              bytes staged in shared memory, each waiting only for the bands whose bytes it overwrites),
-//              and the saved part written back transposed (an out-of-place transpose).
+//              s x d elements within 24 MiB, 8 MiB for 4-, 8- and 16-byte units) of units up to 64 bytes (or
+//              16-byte vectors), e.g. 8191 x 8193 or RGB8 4097 x 3001: the extra part is saved to the
+//              workspace, the s x s square transposed in place (the `square` kernels, at the matrix's pitch),
+//              its rows moved to the transposed pitch (in place: bands of 32 KiB of bytes staged in shared
+//              memory, each waiting only for the bands whose bytes it overwrites), and the saved part written
+//              back transposed (an out-of-place transpose).
 // * `staged_blocks` — a rectangle over 32 MiB of units whose shuffle would move 1- or 2-byte words (sizes
 //              1, 2, 3, 5, 6, ...), with a side s = a h (a >= 2) whose blocks of h x (other side) elements
 //              fit in 32 MiB, h elements making at least 64 bytes and at most 2^18 units of them: e.g. u8
@@ -60,7 +61,7 @@
 //   max(max(rows, cols) * elem_bytes, 32 MiB) + 256 bytes
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
-// that would not do). For `near_square` it holds the extra s x d elements (at most 8 MiB) and the
+// that would not do). For `near_square` it holds the extra s x d elements (at most 24 MiB) and the
 // repitch's flags (at most 16 KiB), plus 512 bytes. For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
 // bytes; for `staged_blocks` one block or the segments' first units, whichever is larger (each at most 32 MiB
 // + 256 bytes). The caller allocates it (`execute` never allocates); its content

@@ -167,12 +167,14 @@ bool plan_out_of_place(const problem& p, plan_geometry& out) {
 bool plan_near_square(inplace_geometry& g) {
   using namespace inplace_tuning;
   const std::int64_t s = std::min(g.rows, g.cols), d = std::max(g.rows, g.cols) - s, U = g.elem_bytes;
-  if (g.batch != 1 || d > s / 2 || d > near_square_part_bytes / U / s) return false;
-  // The square pass runs at the matrix's pitch: square_vec16 where rows are 16-byte multiples apart,
-  // square_shift16 (1- and 2-byte units) or single-word square_words (4-16 bytes) elsewhere. Units of 1, 2,
-  // 4, 8 or 16 bytes only: others would take square_words' multi-word path (rgb8 4096^2 0.17 of memcpy).
+  const std::int64_t part = U >= 4 && (U & (U - 1)) == 0 ? near_square_part_bytes_words : near_square_part_bytes;
+  if (g.batch != 1 || d > s / 2 || d > part / U / s) return false;
+  // The square pass runs at the matrix's pitch: square_vec16 / square_gather where rows are 16-byte multiples
+  // apart, else square_shift16 (1- and 2-byte units), single-word square_words (4-16 bytes) or
+  // square_gather_any (other units up to square_gather_max_unit bytes). Larger units would take square_words'
+  // multi-word path.
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;
-  if (U > 16 || (U & (U - 1)) != 0) return false;
+  if ((U & (U - 1)) != 0 ? U > square_gather_max_unit : U > 16) return false;
   // The write-back of the extra part: tall, d x s -> s x d after each row's s elements (pitch n); wide,
   // s x d -> d x s, packed after the square.
   const std::int64_t n = s + d;

@@ -123,12 +123,12 @@ TEST(InplaceGpu, StagedBlocksOfRowsOrColumnsBatchesGapsAndShifts) {  // over 32 
   for (std::int64_t shift : {0, 1, 4}) {
     check({4097, 10001, 1}, shift);  // 4097 = 17 x 241, 10001 = 73 x 137: blocks and the unit pass
     check({10001, 4097, 1}, shift);
-    check({3001, 4097, 3}, shift);
-    check({4097, 3001, 3}, shift);
+    check({2999, 6001, 3}, shift);  // 6001 = 17 x 353
+    check({6001, 2999, 3}, shift);
     check({6001, 5999, 1, 2, 0, 6001 * 5999 + 5}, shift);
   }
   for (const inplace_problem& p : {inplace_problem{4097, 10001, 1}, inplace_problem{10001, 4097, 1},
-                                   inplace_problem{3001, 4097, 3}}) {
+                                   inplace_problem{2999, 6001, 3}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
@@ -158,6 +158,19 @@ TEST(InplaceGpu, SquaresOnRowsOffThe16ByteGrid) {
     }
     check({7, 7, U}, 9, nullptr, inplace_choice::any, 0);  // one partial tile
   }
+}
+
+// square_gather_any: units of 3-64 bytes (not 4, 8, 16) on rows off the 16-byte grid: odd sides (full and edge
+// tiles), bases 1-15 bytes off, pitched batches and gaps, allocations that end at the matrix's last byte (memcheck
+// sees any read past it).
+TEST(InplaceGpu, SquaresOfOddUnitsOffThe16ByteGrid) {
+  for (std::int64_t U : {3, 5, 6, 7, 9, 11, 12, 13, 15, 24, 40, 64})
+    for (std::int64_t n : {15, 97, 161}) {
+      check({n, n, U}, 0, nullptr, inplace_choice::any, 0);
+      check({n, n, U}, 7, nullptr, inplace_choice::any, 0);
+      check({n, n, U, 3, n + 1, 0}, 3);
+      check({n, n, U, 2, n + 3, n * (n + 3) + 5}, 1);
+    }
 }
 
 TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every granule size, edge tiles
@@ -294,8 +307,21 @@ TEST(InplaceGpu, NearSquareOfBytesAndHalvesAtOddPitches) {
       EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
       check(p, shift, nullptr, no_staged);
     }
+  // Other units: square_gather_any's square pass at odd pitches (3-, 5-, 6-byte), square_words' (12-byte),
+  // extra parts of many rows or columns (the repitch's long shifts).
+  for (std::int64_t shift : {0, 5})
+    for (const inplace_problem& p : {inplace_problem{1001, 1003, 3}, inplace_problem{1003, 1001, 5},
+                                     inplace_problem{700, 1001, 6}, inplace_problem{1001, 700, 3},
+                                     inplace_problem{999, 1000, 12}, inplace_problem{1501, 2200, 7}}) {
+      inplace_geometry g;
+      std::int64_t span = 0;
+      ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+      EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
+      check(p, shift, nullptr, no_staged);
+    }
   for (const inplace_problem& p : {inplace_problem{8191, 8193, 1}, inplace_problem{7919, 7907, 1},
-                                   inplace_problem{8193, 8191, 2}}) {
+                                   inplace_problem{8193, 8191, 2}, inplace_problem{4097, 3001, 3},
+                                   inplace_problem{3001, 4097, 3}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::near_square) << p;

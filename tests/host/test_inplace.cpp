@@ -188,12 +188,22 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(batch->algo(), inplace_algorithm::staged);
   EXPECT_EQ(batch->geometry().group, 251);
   EXPECT_LE(batch->workspace_bytes(), (32 << 20) + 256);
-  auto over = make_inplace_plan({4097, 3001, 3});  // 35 MiB: blocks of 241 rows (4097 = 17 x 241)
+  auto over = make_inplace_plan({6001, 2999, 3});  // 51 MiB, not near square: blocks of 353 rows (6001 = 17 x 353)
   ASSERT_TRUE(over);
   EXPECT_EQ(over->algo(), inplace_algorithm::staged_blocks);
-  EXPECT_EQ(over->geometry().tile, 241);
+  EXPECT_EQ(over->geometry().tile, 353);
   EXPECT_EQ(over->geometry().blocks, 17);
   EXPECT_FALSE(over->geometry().units_first);
+  for (const inplace_problem& p : {inplace_problem{4097, 3001, 3}, inplace_problem{3001, 4097, 3},
+                                   inplace_problem{8191, 8193, 5}, inplace_problem{7919, 7907, 12}}) {
+    auto near = make_inplace_plan(p);  // other units: the square pass through square_gather_any
+    ASSERT_TRUE(near);
+    EXPECT_EQ(near->algo(), inplace_algorithm::near_square) << p;
+    EXPECT_LE(near->workspace_bytes(), (24 << 20) + 4 * 4097 + 512) << p;
+  }
+  auto words = make_inplace_plan({3001, 4097, 4});  // 4-byte units: near_square's part at most 8 MiB
+  ASSERT_TRUE(words);
+  EXPECT_EQ(words->algo(), inplace_algorithm::shuffle);
   auto odd8 = make_inplace_plan({8191, 16385, 1});  // 16385 = 5 x 29 x 113: the unit pass, then 5 blocks of columns
   ASSERT_TRUE(odd8);
   EXPECT_EQ(odd8->algo(), inplace_algorithm::staged_blocks);
@@ -203,7 +213,7 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   auto primes8 = make_inplace_plan({7919, 12007, 1});  // no divisor, not near square: shuffle
   ASSERT_TRUE(primes8);
   EXPECT_EQ(primes8->algo(), inplace_algorithm::shuffle);
-  auto words4 = make_inplace_plan({4097, 3001, 4});  // 4-byte words: shuffle (staged_blocks is for 1 and 2)
+  auto words4 = make_inplace_plan({6001, 2999, 4});  // 4-byte words: shuffle (staged_blocks is for 1 and 2)
   ASSERT_TRUE(words4);
   EXPECT_EQ(words4->algo(), inplace_algorithm::shuffle);
   auto big_gcd = make_inplace_plan({16384, 8192, 4});  // the largest divisor of 8192 with units <= 8 KiB
@@ -404,7 +414,7 @@ TEST(InplaceHost, StagedGroupsBatchesAndGaps) {
 // Over 32 MiB and not near square (or batched): 4097 = 17 x 241, 10001 = 73 x 137, 6001 = 17 x 353, 5999 = 7 x 857.
 TEST(InplaceHost, StagedBlocksOfRowsOrColumnsBatchesAndGaps) {
   for (const inplace_problem& p : {inplace_problem{4097, 10001, 1}, inplace_problem{10001, 4097, 1},
-                                   inplace_problem{3001, 4097, 3}, inplace_problem{6001, 5999, 1, 2, 0, 6001 * 5999 + 5}}) {
+                                   inplace_problem{2999, 6001, 3}, inplace_problem{6001, 5999, 1, 2, 0, 6001 * 5999 + 5}}) {
     auto plan = make_inplace_plan(p);
     ASSERT_TRUE(plan);
     EXPECT_EQ(plan->algo(), inplace_algorithm::staged_blocks) << p;
@@ -455,7 +465,9 @@ TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
 TEST(InplaceHost, NearSquareTallAndWide) {
   for (const inplace_problem& p : {inplace_problem{700, 704, 4}, inplace_problem{704, 700, 4},
                                    inplace_problem{1000, 1008, 2}, inplace_problem{1024, 1040, 1},
-                                   inplace_problem{1030, 1024, 16}, inplace_problem{1000, 1498, 8}}) {
+                                   inplace_problem{1030, 1024, 16}, inplace_problem{1000, 1498, 8},
+                                   inplace_problem{1001, 1003, 3}, inplace_problem{1003, 1001, 5},
+                                   inplace_problem{700, 1001, 6}}) {
     inplace_geometry g;
     std::int64_t span = 0;
     ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));

@@ -186,6 +186,32 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       return loads <= 8 ? go.template operator()<8, 512>() : go.template operator()<12, 512>();
     return loads <= 4 ? go.template operator()<4, 256>() : loads <= 8 ? go.template operator()<8, 256>() : go.template operator()<12, 256>();
   }
+  // Rows off the 16-byte grid where square_words would move 1- or 2-byte words, units of 3-64 bytes:
+  // square_gather_any (byte gathers at each row's phase), with square_gather's tiles and threads, halved where a
+  // pair's chunk slots would need more than square_gather_max_loads a thread (tuning/inplace.hpp has the
+  // figures; with 4-byte words or wider square_words is faster).
+  if (!rows_aligned16 && word < 4 && U >= 3 && U <= square_gather_max_unit) {
+    const int u = static_cast<int>(U), threads = square_gather_threads(u);
+    int T = square_gather_tile(u);
+    auto loads_for = [&](int t) { return (2 * t * (t * u / 16 + 1) + threads - 1) / threads; };
+    while (loads_for(T) > square_gather_max_loads && T > 16) T /= 2;
+    const int loads = loads_for(T);
+    if (loads > square_gather_max_loads) return status(status_code::internal, "inplace square_gather_any: tile too large");
+    set_tiles(T);
+    p.unit_words = u;
+    p.unit_magic = magic_u16(static_cast<unsigned>(U));
+    p.lo = reinterpret_cast<std::uint64_t>(data);
+    p.hi = p.lo + static_cast<std::uint64_t>((q.batch - 1) * q.batch_stride + (q.A - 1) * q.row_stride +
+                                             (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
+    const std::int64_t smem = 2 * std::int64_t{T} * (std::int64_t{T} * U + 16);
+    const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
+    auto run = [&](auto kernel, int th) { return launch(kernel, blocks, th, smem, stream, p, "inplace square_gather_any"); };
+    if (threads == 512)
+      return loads <= 8 ? run(inplace_square_gather_any_kernel<8, 512>, 512) : run(inplace_square_gather_any_kernel<12, 512>, 512);
+    return loads <= 4 ? run(inplace_square_gather_any_kernel<4, 256>, 256)
+           : loads <= 8 ? run(inplace_square_gather_any_kernel<8, 256>, 256)
+                        : run(inplace_square_gather_any_kernel<12, 256>, 256);
+  }
   p.unit_words = static_cast<int>(U / word);
   set_tiles(U == word ? square_words_single_tile : U <= 16 ? 32 : (U <= 64 ? 16 : 8));
   return with_word(word, [&]<class Word>() { return launch_square_words<Word>(p, stream, dev); });

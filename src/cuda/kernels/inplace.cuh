@@ -13,6 +13,8 @@
 // * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
 // * square_gather<G>: the same pairs for units that are not a vector's (3, 6, 12, ... bytes), 16-byte aligned
 //   rows: chunks staged, transposed rows gathered in G-byte granules.
+// * square_gather_any: square_gather for rows off the 16-byte grid (each row staged at its phase, bytes
+//   gathered into the destination's aligned chunks).
 // * shuffle_lines<Word, SingleWord>: one pass of the `shuffle` algorithm (plan/inplace_maps.hpp) over lines
 //   that a block stages whole — a row of n units, or a strip of `strip` adjacent columns (m x strip units):
 //   coalesced loads into the stage (shared memory, or the block's own workspace slot), a barrier, coalesced
@@ -613,6 +615,120 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
   }
 }
 
+/// `square` for units of 3 to square_gather_max_unit bytes on rows off the 16-byte grid (odd pitches, odd
+/// base addresses): square_gather with each tile row's chunks loaded from its start rounded down to 16 bytes
+/// (whole aligned chunks, bytewise only where they leave the squares' bytes [lo, hi)) and staged at that
+/// phase; each output row is gathered a byte at a time into the aligned 16-byte chunks of its destination
+/// (the source row's phase added) and stored whole, or as byte ranges at the row's two ends. Bytes of
+/// neighbouring tiles in a staged chunk are read, never stored. Before this, such squares went through
+/// square_words one byte (or 2-byte word) at a time: H100, same call, rgb8 4095^2 0.18 -> 0.43, 8191^2 0.15 ->
+/// 0.41, 5-, 7-, 13-byte 8191^2 / 6001^2 0.155 -> 0.53 / 0.54 / 0.46, 9-byte 4097^2 0.17 -> 0.51, 6-byte 8191^2
+/// 0.27 -> 0.43; units moved in 4-byte words or wider stay on square_words (12-byte 8191^2 0.47 there, 0.40 here;
+/// fp32 / fp64 8191^2 0.69 / 0.78 there, 0.44 / 0.46 here). Lanes and pipelining as square_gather's; L: loads a
+/// thread holds.
+template <int L, int Threads>
+__global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2))
+    inplace_square_gather_any_kernel(const inplace_square_params p) {
+  extern __shared__ uint4 gather_smem[];
+  auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
+  const int U = p.unit_words, T = p.tile, row_bytes = T * U, slots = row_bytes / 16 + 1, pitch = row_bytes + 16;
+  const int tile_shift = __ffs(T) - 1, tile_slots = T * slots, runs = (slots + 3) / 4;
+  const auto ld16 = static_cast<unsigned>(p.ld) & 15u;
+  auto pair_of = [&](std::int64_t t) {
+    const square_pair s = square_pair_of(p, t, T, U);
+    gather_pair q;
+    q.ptr[0] = s.a_ptr;
+    q.ptr[1] = s.b_ptr;
+    q.rows[0] = static_cast<int>(s.a_rows < T ? s.a_rows : T);
+    q.rows[1] = static_cast<int>(s.a_cols < T ? s.a_cols : T);
+    q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
+    q.count = s.diagonal ? 1 : 2;
+    return q;
+  };
+  uint4 reg[L];
+  int at[L];  // staged byte offset of reg[k], -1: none
+  auto load_pair = [&](const gather_pair& q) {
+#pragma unroll
+    for (int k = 0; k < L; ++k) {
+      at[k] = -1;
+      const int x = static_cast<int>(threadIdx.x) + k * Threads;
+      const int s = x >= tile_slots ? 1 : 0, y = x - s * tile_slots;
+      const int r = y / slots, o = 16 * (y - r * slots);
+      const int rows = s ? q.rows[1] : q.rows[0], bytes = s ? q.bytes[1] : q.bytes[0];
+      if (s < q.count && r < rows) {
+        const auto a = reinterpret_cast<std::uint64_t>((s ? q.ptr[1] : q.ptr[0]) + r * p.ld);
+        const std::uint64_t chunk = (a & ~std::uint64_t{15}) + static_cast<unsigned>(o);
+        if (chunk < a + static_cast<unsigned>(bytes)) {
+          reg[k] = load_chunk<16, true>(chunk, p.lo, p.hi);
+          at[k] = s * T * pitch + r * pitch + o;
+        }
+      }
+    }
+  };
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  gather_pair q = pair_of(t);
+  load_pair(q);
+  for (;;) {
+    __syncthreads();  // the previous pair's shared reads are done
+#pragma unroll
+    for (int k = 0; k < L; ++k)
+      if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = reg[k];
+    __syncthreads();
+    const gather_pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = pair_of(next);
+      load_pair(q);
+    }
+#pragma unroll
+    for (int s = 0; s < 2; ++s) {
+      if (s >= cur.count) break;
+      // Tile s (rows[s] x rows[1 - s] units, row e staged at phase ph0 + e ld mod 16) goes transposed to the
+      // other tile's place: rows[1 - s] rows of ob = rows[s] U bytes.
+      const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
+      const unsigned char* st = stage + s * T * pitch;
+      const unsigned ph0 = static_cast<unsigned>(reinterpret_cast<std::uint64_t>(s ? cur.ptr[1] : cur.ptr[0])) & 15u;
+      unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
+      for (int x = threadIdx.x; x < 4 * T * runs; x += Threads) {
+        const int h = x & 3, c = (x >> 2) & (T - 1), g = 4 * ((x >> 2) >> tile_shift) + h;
+        if (c >= cl) continue;
+        const auto out = reinterpret_cast<std::uint64_t>(dst + c * p.ld);
+        const int psi = static_cast<int>(out & 15), j0 = 16 * g - psi;  // output row byte at the chunk's start
+        if (j0 >= ob) continue;
+        const int js = j0 > 0 ? j0 : 0;
+        // Output byte j of row c is byte j % U of staged row j / U's unit c.
+        int e = static_cast<int>(__umulhi(static_cast<unsigned>(js), p.unit_magic)), bb = js - e * U;
+        unsigned ph = (ph0 + static_cast<unsigned>(e) * ld16) & 15u;
+        const unsigned char* src = st + e * pitch + ph + c * U;
+        std::uint32_t w[4] = {0, 0, 0, 0};
+        auto take = [&](int i) {  // output byte j0 + i, then the next unit's byte
+          w[i / 4] |= std::uint32_t{src[bb]} << (8 * (i % 4));
+          if (++bb == U) {
+            bb = 0;
+            const unsigned nph = (ph + ld16) & 15u;
+            src += pitch + static_cast<int>(nph) - static_cast<int>(ph);
+            ph = nph;
+          }
+        };
+        if (j0 >= 0 && j0 + 16 <= ob) {  // inside the row: no tests a byte
+#pragma unroll
+          for (int i = 0; i < 16; ++i) take(i);
+        } else {
+#pragma unroll
+          for (int i = 0; i < 16; ++i)
+            if (j0 + i >= js && j0 + i < ob) take(i);
+        }
+        const int hi = ob - j0 < 16 ? ob - j0 : 16;
+        store_byte_range(out - static_cast<unsigned>(psi) + 16 * static_cast<unsigned>(g), static_cast<unsigned>(js - j0),
+                         static_cast<unsigned>(hi), w);
+      }
+    }
+    if (next >= p.tasks) break;
+    t = next;
+  }
+}
+
 /// The passes of `shuffle` (plan/inplace_maps.hpp).
 enum class shuffle_pass : int { rot_minus, rot_plus, row_scatter, row_gather, col_gather, col_scatter };
 
@@ -1061,29 +1177,37 @@ __global__ void __launch_bounds__(repitch_threads) inplace_repitch_kernel(const 
       }
     }
     __syncthreads();  // the band is read
+    // Flags are slots reused every flag_slots bands (the workspace stays small): slot k % slots holds the last
+    // band published there, plus 1. Band k publishes only after band k - slots did, so a slot's value only
+    // grows and "slot of kk >= kk + 1" means band kk is read. (Band k - slots holds an earlier ticket and waits
+    // only on earlier ones: no deadlock.)
+    const auto slots = static_cast<std::int64_t>(p.flag_slots);
     if (threadIdx.x == 0) {
-      // Flags are slots reused every flag_slots bands (the workspace stays small): slot k % slots holds the
-      // last band published there, plus 1. Band k publishes only after band k - slots did, so a slot's
-      // value only grows and "slot of kk >= kk + 1" means band kk is read. (Band k - slots holds an earlier
-      // ticket and waits only on earlier ones: no deadlock.)
-      const auto slots = static_cast<std::int64_t>(p.flag_slots);
       volatile unsigned int* mine = p.flags + k % slots;
       if (k >= slots)
         while (*mine < static_cast<unsigned>(k - slots + 1)) {
         }
       __threadfence();
       atomicExch(p.flags + k % slots, static_cast<unsigned>(k + 1));
-      // Earlier bands (read before ours) whose source bytes the destinations overlap: below b0 when the
-      // pitch shrinks (from the first piece's destination), above b1 when it grows (to the last piece's end).
-      std::int64_t k_lo = 0;
+    }
+    if (threadIdx.x < 32) {
+      // The earlier bands (read before ours) whose source bytes our destinations [d_first, d_last] overlap, a
+      // lane a band: below b1 when the pitch shrinks, above b0 when it grows. With long shifts (rows far from
+      // their sources) these are a few bands far back, long read.
+      const std::int64_t d_first = i_first * Q + std::max<std::int64_t>(0, b0 - i_first * P);
+      const std::int64_t d_last = i_last * Q + std::min(R, b1 - i_last * P) - 1;
+      std::int64_t k_lo = 0, k_hi = -1;
       if (grows) {
-        const std::int64_t d_end = i_last * Q + std::min(R, b1 - i_last * P);
-        k_lo = d_end >= region_hi ? 0 : (region_hi - d_end) / p.band_bytes;
-      } else {
-        const std::int64_t d_first = i_first * Q + std::max<std::int64_t>(0, b0 - i_first * P);
+        if (d_first < region_hi) {
+          k_lo = d_last >= region_hi ? 0 : (region_hi - 1 - d_last) / p.band_bytes;
+          k_hi = (region_hi - 1 - d_first) / p.band_bytes;
+        }
+      } else if (d_last >= region_lo) {
         k_lo = d_first < region_lo ? 0 : (d_first - region_lo) / p.band_bytes;
+        k_hi = (d_last - region_lo) / p.band_bytes;
       }
-      for (std::int64_t kk = k_lo; kk < k; ++kk)
+      k_hi = std::min(k_hi, k - 1);
+      for (std::int64_t kk = k_lo + threadIdx.x; kk <= k_hi; kk += 32)
         while (*static_cast<volatile unsigned int*>(p.flags + kk % slots) < static_cast<unsigned>(kk + 1)) {
         }
       __threadfence();

@@ -32,8 +32,12 @@ inline constexpr std::int64_t cycle_unit_target_bytes = 8192;
 /// (with the stage's padding, within the 48 KiB every GPU gives), and the unit (h elements) the plan aims for.
 inline constexpr std::int64_t skinny_chunk_bytes = std::int64_t{40} << 10;
 inline constexpr std::int64_t skinny_unit_target_bytes = 2048;
-/// near_square: the extra part (s x d elements) at most this many bytes.
-inline constexpr std::int64_t near_square_part_bytes = std::int64_t{8} << 20;
+/// near_square: the extra part (s x d elements) at most this many bytes (with the repitch's flags, the
+/// workspace stays within the 32 MiB of the other algorithms); 8 MiB for 4-, 8-, 16-byte units, whose shuffle
+/// moves whole words: H100, fp32 3001 x 4097 (13 MB of extra part) shuffle 0.434, near_square 0.380 (4097 x
+/// 3001: 0.427 / 0.468), where rgb8 3001 x 4097 went 0.088 (staged_blocks) -> 0.265.
+inline constexpr std::int64_t near_square_part_bytes = std::int64_t{24} << 20;
+inline constexpr std::int64_t near_square_part_bytes_words = std::int64_t{8} << 20;
 /// near_square's repitch: bands of this many source bytes a block (a 16-byte multiple; 256 threads x 8 loads
 /// of 16 bytes), staged in shared memory whatever the row length, and blocks an SM (64 registers a thread).
 inline constexpr std::int64_t repitch_band_bytes = std::int64_t{32} << 10;
