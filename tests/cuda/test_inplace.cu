@@ -296,29 +296,24 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
 // 1- and 2-byte units at odd pitches (square_shift16's square pass), the repitch's bands cutting rows
 // shorter and longer than a band, at every base phase; then the default plans of the suite's byte rows.
 TEST(InplaceGpu, NearSquareOfBytesAndHalvesAtOddPitches) {
-  for (std::int64_t shift : {0, 1, 3, 8})
-    for (const inplace_problem& p : {inplace_problem{1001, 1003, 1}, inplace_problem{1003, 1001, 1},
-                                     inplace_problem{2001, 2004, 2}, inplace_problem{2004, 2001, 2},
-                                     inplace_problem{3001, 3000, 1}, inplace_problem{600, 601, 2},
-                                     inplace_problem{17000, 16999, 2}, inplace_problem{9000, 9003, 4}}) {
-      inplace_geometry g;
-      std::int64_t span = 0;
-      ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
-      EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
-      check(p, shift, nullptr, no_staged);
-    }
+  auto near = [](const inplace_problem& p, std::initializer_list<std::int64_t> shifts) {
+    inplace_geometry g;
+    std::int64_t span = 0;
+    ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+    EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
+    for (std::int64_t shift : shifts) check(p, shift, nullptr, no_staged);
+  };
+  for (const inplace_problem& p : {inplace_problem{1001, 1003, 1}, inplace_problem{1003, 1001, 1},
+                                   inplace_problem{2001, 2004, 2}, inplace_problem{2004, 2001, 2},
+                                   inplace_problem{3001, 3000, 1}, inplace_problem{600, 601, 2},
+                                   inplace_problem{17000, 16999, 2}, inplace_problem{9000, 9003, 4}})
+    near(p, {0, 1, 3, 8});
   // Other units: square_gather_any's square pass at odd pitches (3-, 5-, 6-byte), square_words' (12-byte),
   // extra parts of many rows or columns (the repitch's long shifts).
-  for (std::int64_t shift : {0, 5})
-    for (const inplace_problem& p : {inplace_problem{1001, 1003, 3}, inplace_problem{1003, 1001, 5},
-                                     inplace_problem{700, 1001, 6}, inplace_problem{1001, 700, 3},
-                                     inplace_problem{999, 1000, 12}, inplace_problem{1501, 2200, 7}}) {
-      inplace_geometry g;
-      std::int64_t span = 0;
-      ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
-      EXPECT_EQ(g.algo, inplace_algorithm::near_square) << p;
-      check(p, shift, nullptr, no_staged);
-    }
+  for (const inplace_problem& p : {inplace_problem{1001, 1003, 3}, inplace_problem{1003, 1001, 5},
+                                   inplace_problem{700, 1001, 6}, inplace_problem{1001, 700, 3},
+                                   inplace_problem{999, 1000, 12}, inplace_problem{1501, 2200, 7}})
+    near(p, {0, 5});
   for (const inplace_problem& p : {inplace_problem{8191, 8193, 1}, inplace_problem{7919, 7907, 1},
                                    inplace_problem{8193, 8191, 2}, inplace_problem{4097, 3001, 3},
                                    inplace_problem{3001, 4097, 3}}) {

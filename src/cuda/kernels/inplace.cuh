@@ -511,6 +511,48 @@ struct gather_pair {
   int rows[2], bytes[2], count;
 };
 
+/// Pair `t` of square_gather's and square_gather_any's tiles of T units of U bytes.
+__device__ __forceinline__ gather_pair gather_pair_of(const inplace_square_params& p, std::int64_t t, int T, int U) {
+  const square_pair s = square_pair_of(p, t, T, U);
+  gather_pair q;
+  q.ptr[0] = s.a_ptr;
+  q.ptr[1] = s.b_ptr;
+  q.rows[0] = static_cast<int>(s.a_rows < T ? s.a_rows : T);
+  q.rows[1] = static_cast<int>(s.a_cols < T ? s.a_cols : T);
+  q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
+  q.count = s.diagonal ? 1 : 2;
+  return q;
+}
+/// The pair loop of square_gather and square_gather_any over the block's pairs t = blockIdx.x, + gridDim.x, ...:
+/// `load_pair(q)` fills reg / at (the chunks a thread holds and their staged offsets, -1 for none), which go
+/// to `stage`; then the next pair's loads are issued before `store_pair(cur)` gathers and stores this one
+/// (pairs are disjoint, a block's next pair is its own).
+template <int L, class Load, class Store>
+__device__ __forceinline__ void gather_pairs(const inplace_square_params& p, int T, int U, unsigned char* stage,
+                                             const uint4 (&reg)[L], const int (&at)[L], const Load& load_pair,
+                                             const Store& store_pair) {
+  std::int64_t t = blockIdx.x;
+  if (t >= p.tasks) return;
+  gather_pair q = gather_pair_of(p, t, T, U);
+  load_pair(q);
+  for (;;) {
+    __syncthreads();  // the previous pair's shared reads are done
+#pragma unroll
+    for (int k = 0; k < L; ++k)
+      if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = reg[k];
+    __syncthreads();
+    const gather_pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = gather_pair_of(p, next, T, U);
+      load_pair(q);
+    }
+    store_pair(cur);
+    if (next >= p.tasks) break;
+    t = next;
+  }
+}
+
 /// `square` for units of any size up to square_gather_max_unit that are not a vector's (3, 5, 6, 12, 24, ...
 /// bytes), 16-byte aligned rows. A pair's two tiles are loaded as 16-byte chunks into registers (up to
 /// square_gather_max_loads a thread, all in flight), staged in shared memory, and each transposed row is
@@ -535,17 +577,6 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
   auto* stage = reinterpret_cast<unsigned char*>(gather_smem);
   const int U = p.unit_words * G, T = p.tile, row_bytes = T * U, chunks = row_bytes / 16, pitch = row_bytes + 16;
   const int tile_shift = __ffs(T) - 1, tile_chunks = T * chunks, pair_chunks = (chunks + 3) / 4;
-  auto pair_of = [&](std::int64_t t) {
-    const square_pair s = square_pair_of(p, t, T, U);
-    gather_pair q;
-    q.ptr[0] = s.a_ptr;
-    q.ptr[1] = s.b_ptr;
-    q.rows[0] = static_cast<int>(s.a_rows < T ? s.a_rows : T);
-    q.rows[1] = static_cast<int>(s.a_cols < T ? s.a_cols : T);
-    q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
-    q.count = s.diagonal ? 1 : 2;
-    return q;
-  };
   uint4 reg[L];
   int at[L];  // staged byte offset of reg[k], -1: none
   auto load_pair = [&](const gather_pair& q) {
@@ -563,22 +594,7 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
       }
     }
   };
-  std::int64_t t = blockIdx.x;
-  if (t >= p.tasks) return;
-  gather_pair q = pair_of(t);
-  load_pair(q);
-  for (;;) {
-    __syncthreads();  // the previous pair's shared reads are done
-#pragma unroll
-    for (int k = 0; k < L; ++k)
-      if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = reg[k];
-    __syncthreads();
-    const gather_pair cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tasks) {
-      q = pair_of(next);
-      load_pair(q);
-    }
+  gather_pairs<L>(p, T, U, stage, reg, at, load_pair, [&](const gather_pair& cur) {
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       if (s >= cur.count) break;
@@ -610,9 +626,7 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
         }
       }
     }
-    if (next >= p.tasks) break;
-    t = next;
-  }
+  });
 }
 
 /// `square` for units of 3 to square_gather_max_unit bytes on rows off the 16-byte grid (odd pitches, odd
@@ -634,17 +648,6 @@ __global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2)
   const int U = p.unit_words, T = p.tile, row_bytes = T * U, slots = row_bytes / 16 + 1, pitch = row_bytes + 16;
   const int tile_shift = __ffs(T) - 1, tile_slots = T * slots, runs = (slots + 3) / 4;
   const auto ld16 = static_cast<unsigned>(p.ld) & 15u;
-  auto pair_of = [&](std::int64_t t) {
-    const square_pair s = square_pair_of(p, t, T, U);
-    gather_pair q;
-    q.ptr[0] = s.a_ptr;
-    q.ptr[1] = s.b_ptr;
-    q.rows[0] = static_cast<int>(s.a_rows < T ? s.a_rows : T);
-    q.rows[1] = static_cast<int>(s.a_cols < T ? s.a_cols : T);
-    q.bytes[0] = q.rows[1] * U, q.bytes[1] = q.rows[0] * U;
-    q.count = s.diagonal ? 1 : 2;
-    return q;
-  };
   uint4 reg[L];
   int at[L];  // staged byte offset of reg[k], -1: none
   auto load_pair = [&](const gather_pair& q) {
@@ -665,22 +668,7 @@ __global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2)
       }
     }
   };
-  std::int64_t t = blockIdx.x;
-  if (t >= p.tasks) return;
-  gather_pair q = pair_of(t);
-  load_pair(q);
-  for (;;) {
-    __syncthreads();  // the previous pair's shared reads are done
-#pragma unroll
-    for (int k = 0; k < L; ++k)
-      if (at[k] >= 0) *reinterpret_cast<uint4*>(stage + at[k]) = reg[k];
-    __syncthreads();
-    const gather_pair cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tasks) {
-      q = pair_of(next);
-      load_pair(q);
-    }
+  gather_pairs<L>(p, T, U, stage, reg, at, load_pair, [&](const gather_pair& cur) {
 #pragma unroll
     for (int s = 0; s < 2; ++s) {
       if (s >= cur.count) break;
@@ -724,9 +712,7 @@ __global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2)
                          static_cast<unsigned>(hi), w);
       }
     }
-    if (next >= p.tasks) break;
-    t = next;
-  }
+  });
 }
 
 /// The passes of `shuffle` (plan/inplace_maps.hpp).
