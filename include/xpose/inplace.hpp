@@ -42,12 +42,13 @@
 //              memory, each waiting only for the bands whose bytes it overwrites), and the saved part written
 //              back transposed (an out-of-place transpose).
 // * `staged_blocks` — a rectangle over 32 MiB of units whose shuffle would move 1- or 2-byte words (sizes
-//              1, 2, 3, 5, 6, ...), with a side s = a h (a >= 2) whose blocks of h x (other side) elements
-//              fit in 32 MiB, h elements making at least 64 bytes and at most 2^18 units of them: e.g. u8
-//              8191 x 8193 (8193 = 3 x 2731). Rows split (rows = a h): each block of h rows is staged like
-//              `staged` (copied to the workspace, transposed back), then the units of h elements move along
-//              the cycles of the a x cols transposition (the unit pass of `tile_cycles`). Columns split: the
-//              unit pass (rows x a -> a x rows) first, then the a blocks of rows x h staged.
+//              1, 2, 3, 5, 6, ...), not near square, with a side s = a h (a >= 2) whose blocks of h x (other
+//              side) elements fit in 32 MiB, h elements making at least 64 bytes and at most 2^18 units of
+//              them: e.g. u8 4097 x 10001 (4097 = 17 x 241). Rows split (rows = a h): the blocks of h rows are
+//              staged like `staged` (copied to the workspace as many at a time as 32 MiB holds, transposed
+//              back), then the units of h elements move along the cycles of the a x cols transposition (the
+//              unit pass of `tile_cycles`). Columns split: the unit pass (rows x a -> a x rows) first, then the
+//              a blocks of rows x h staged.
 // * `staged` — any rectangle of at most 32 MiB (the plan tries it first): the matrices are copied to the
 //              workspace, as many at a time as 32 MiB holds, and transposed back into place by the
 //              out-of-place kernels — two passes at copy and transpose speed (H100: 0.35-0.73 of memcpy,
@@ -142,8 +143,8 @@ struct inplace_geometry {
   /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
   plan_geometry near_extra_plan;
   // staged (groups of `group` matrices; the last group may hold fewer) and staged_blocks (`blocks` blocks a
-  // matrix of `tile` rows, or of `tile` columns when units_first, one at a time; staged_copy / staged_back):
-  std::int64_t group = 0;          ///< matrices copied to the workspace at a time
+  // matrix of `tile` rows, or of `tile` columns when units_first, `group` at a time; staged_copy / staged_back):
+  std::int64_t group = 0;          ///< matrices (staged_blocks: blocks) copied to the workspace at a time
   std::int64_t blocks = 0;         ///< staged_blocks: blocks a matrix
   plan_geometry staged_copy;       ///< a group's matrices packed into the workspace (a copy or a gather)
   plan_geometry staged_back;       ///< the workspace transposed back into the group's matrices

@@ -56,7 +56,8 @@ std::ostream& operator<<(std::ostream& os, const inplace_geometry& g) {
     case inplace_algorithm::staged_blocks: {
       std::ostringstream blocks, units;
       blocks << g.batch * g.blocks << " blocks of " << (g.units_first ? g.rows : g.tile) << " x "
-             << (g.units_first ? g.tile : g.cols) << " staged in the workspace and transposed back";
+             << (g.units_first ? g.tile : g.cols) << " staged in the workspace, " << g.group
+             << " at a time, and transposed back";
       units << g.units << " units of " << g.tile * g.elem_bytes << " bytes a matrix moved along their cycles ("
             << g.segments.size() / 2 << " segments)";
       os << ": " << (g.units_first ? units.str() : blocks.str()) << ", then "

@@ -221,10 +221,10 @@ status staged(const inplace_geometry& g, unsigned char* data, int threads) {
                      [&](const auto& plan, const void* src, void* dst) { return cpu_execute(plan, src, dst, threads); });
 }
 
-// staged_blocks: blocks staged one at a time through a buffer, and the unit pass (first when units_first).
+// staged_blocks: groups of blocks staged through a buffer, and the unit pass (first when units_first).
 status staged_blocks(const inplace_geometry& g, unsigned char* data, int threads) {
   std::vector<unsigned char> buf;
-  if (status s = allocate(buf, staged_block_bytes(g), "a block"); !s) return s;
+  if (status s = allocate(buf, g.group * staged_block_bytes(g), "a group of blocks"); !s) return s;
   return staged_blocks_walk(
       g, data, buf.data(),
       [&](const auto& plan, const void* src, void* dst) { return cpu_execute(plan, src, dst, threads); },

@@ -234,10 +234,17 @@ bool plan_staged_blocks(inplace_geometry& g) {
   const std::int64_t h = best_h, blocks = (by_rows ? g.rows : g.cols) / h;
   if (g.batch > max_staged_blocks / blocks) return false;  // kernel launches: two a block
   // Rows split: blocks [h][cols] -> [cols][h], then units [a][cols] -> [cols][a]. Columns split: units
-  // [rows][a] -> [a][rows] first, then blocks [rows][h] -> [h][rows].
+  // [rows][a] -> [a][rows] first, then blocks [rows][h] -> [h][rows]. A matrix's blocks are contiguous and
+  // staged as many at a time as the budget holds (one copy and one batched transpose a group: H100, u8 4097 x
+  // 10001's 17 blocks one at a time ran 0.089 of memcpy).
   const std::int64_t r = by_rows ? h : g.rows, c = by_rows ? g.cols : h;
-  if (!plan_out_of_place({{r * c}, {0}, U, {}, {}}, g.staged_copy) ||
-      !plan_out_of_place({{r, c}, {1, 0}, U, {}, {}}, g.staged_back))
+  const std::int64_t group = std::min(blocks, staged_budget_bytes / (r * c * U));
+  auto plans = [&](std::int64_t count, plan_geometry& copy, plan_geometry& back) {
+    return plan_out_of_place({{count * r * c}, {0}, U, {}, {}}, copy) &&
+           plan_out_of_place({{count, r, c}, {0, 2, 1}, U, {}, {}}, back);
+  };
+  if (!plans(group, g.staged_copy, g.staged_back)) return false;
+  if (const std::int64_t last = blocks % group; last != 0 && !plans(last, g.staged_copy_last, g.staged_back_last))
     return false;
   // Last: plan_unit_cycles fills g's unit-pass fields and workspace only when it succeeds.
   if (!(by_rows ? plan_unit_cycles(g, blocks, 1, g.cols, h * U) : plan_unit_cycles(g, g.rows, 1, blocks, h * U)))
@@ -245,8 +252,9 @@ bool plan_staged_blocks(inplace_geometry& g) {
   g.algo = inplace_algorithm::staged_blocks;
   g.tile = h;
   g.blocks = blocks;
+  g.group = group;
   g.units_first = !by_rows;
-  g.workspace_bytes = std::max(g.workspace_bytes, r * c * U + workspace_slack);
+  g.workspace_bytes = std::max(g.workspace_bytes, group * r * c * U + workspace_slack);
   return true;
 }
 

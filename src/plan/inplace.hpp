@@ -47,8 +47,9 @@ inline std::int64_t staged_block_bytes(const inplace_geometry& g) {
   return g.tile * (g.units_first ? g.rows : g.cols) * g.elem_bytes;
 }
 
-/// `staged_blocks`' walk, the same on every executor: the blocks staged one at a time through `buf` (see
-/// staged_walk for `run`), with the executor's unit pass `units()` before them when `g.units_first`, else after.
+/// `staged_blocks`' walk, the same on every executor: each matrix's blocks staged `g.group` at a time through
+/// `buf` (see staged_walk for `run`; the `_last` plans for a short last group), with the executor's unit pass
+/// `units()` before them when `g.units_first`, else after.
 template <class Run, class Units>
 status staged_blocks_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run,
                           const Units& units) {
@@ -56,10 +57,11 @@ status staged_blocks_walk(const inplace_geometry& g, unsigned char* data, unsign
     if (status s = units(); !s) return s;
   const std::int64_t block_bytes = staged_block_bytes(g);
   for (std::int64_t b = 0; b < g.batch; ++b)
-    for (std::int64_t k = 0; k < g.blocks; ++k) {
-      unsigned char* block = data + b * g.batch_stride * g.elem_bytes + k * block_bytes;
-      if (status s = run(g.staged_copy, block, buf); !s) return s;
-      if (status s = run(g.staged_back, buf, block); !s) return s;
+    for (std::int64_t k = 0; k < g.blocks; k += g.group) {
+      const bool full = g.blocks - k >= g.group;
+      unsigned char* first = data + b * g.batch_stride * g.elem_bytes + k * block_bytes;
+      if (status s = run(full ? g.staged_copy : g.staged_copy_last, first, buf); !s) return s;
+      if (status s = run(full ? g.staged_back : g.staged_back_last, buf, first); !s) return s;
     }
   return g.units_first ? status::ok() : units();
 }

@@ -193,6 +193,8 @@ TEST(InplacePlan, ChoosesTheAlgorithmAndTheShorterColumns) {
   EXPECT_EQ(over->algo(), inplace_algorithm::staged_blocks);
   EXPECT_EQ(over->geometry().tile, 353);
   EXPECT_EQ(over->geometry().blocks, 17);
+  EXPECT_EQ(over->geometry().group, 10);  // blocks of 3.2 MB, 10 in 32 MiB (then 7)
+  EXPECT_EQ(over->geometry().staged_back_last.batch_count(), 7);
   EXPECT_FALSE(over->geometry().units_first);
   for (const inplace_problem& p : {inplace_problem{4097, 3001, 3}, inplace_problem{3001, 4097, 3},
                                    inplace_problem{8191, 8193, 5}, inplace_problem{7919, 7907, 12}}) {
