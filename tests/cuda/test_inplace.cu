@@ -13,6 +13,7 @@
 
 #include "common/cuda_check.cuh"
 #include "common/inplace_oracle.cuh"
+#include "common/inplace_shapes.hpp"
 #include "common/test_seed.hpp"
 #include "cuda/dispatch/dispatch.hpp"
 #include "plan/inplace.hpp"
@@ -293,22 +294,12 @@ TEST(InplaceGpu, SkinnyCyclesTallWideBatchesAndShifts) {
   check({4194304, 4, 1}, 0, nullptr, shuffle_only);
 }
 
-// Every small near-square shape the plan gives near_square (as the host test): one- and two-row repitches,
-// bands shorter than a row, units of 1, 3 and 4 bytes, at base phases 0 and 3.
+// Every small near-square shape (common/inplace_shapes.hpp), at base phases 0 and 3, allocations ending at the
+// matrix's last byte.
 TEST(InplaceGpu, NearSquareEverySmallShape) {
-  int planned = 0;
-  for (std::int64_t U : {1, 3, 4})
-    for (std::int64_t s = 2; s <= 40; ++s)
-      for (std::int64_t d = 1; d <= s / 2; ++d)
-        for (const inplace_problem& p : {inplace_problem{s, s + d, U}, inplace_problem{s + d, s, U}}) {
-          inplace_geometry g;
-          std::int64_t span = 0;
-          ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
-          if (g.algo != inplace_algorithm::near_square) continue;
-          ++planned;
-          check(p, (s + d) % 2 == 0 ? 0 : 3, nullptr, no_staged, 0);
-        }
-  EXPECT_GT(planned, 1000);
+  const std::vector<inplace_problem> shapes = test::small_near_squares();
+  EXPECT_GT(shapes.size(), 1000u);
+  for (const inplace_problem& p : shapes) check(p, p.rows % 2 == 0 ? 0 : 3, nullptr, no_staged, 0);
 }
 
 // 1- and 2-byte units at odd pitches (square_shift16's square pass), the repitch's bands cutting rows

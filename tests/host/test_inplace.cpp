@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "common/inplace_shapes.hpp"
 #include "common/test_seed.hpp"
 #include "cpu/inplace_cpu.hpp"
 #include "cuda/tuning/inplace.hpp"
@@ -464,22 +465,10 @@ TEST(InplaceHost, SkinnyCyclesTallWideBatchesAndOddUnits) {
   check_host({2048, 17, 3}, 0, no_staged);
 }
 
-// Every small near-square shape the plan gives near_square (d <= s / 2, no common divisor worth tile_cycles):
-// one- and two-row repitches, bands shorter than a row, units of 1, 3 and 4 bytes.
 TEST(InplaceHost, NearSquareEverySmallShape) {
-  int planned = 0;
-  for (std::int64_t U : {1, 3, 4})
-    for (std::int64_t s = 2; s <= 40; ++s)
-      for (std::int64_t d = 1; d <= s / 2; ++d)
-        for (const inplace_problem& p : {inplace_problem{s, s + d, U}, inplace_problem{s + d, s, U}}) {
-          inplace_geometry g;
-          std::int64_t span = 0;
-          ASSERT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
-          if (g.algo != inplace_algorithm::near_square) continue;
-          ++planned;
-          check_host(p, 0, no_staged);
-        }
-  EXPECT_GT(planned, 1000);
+  const std::vector<inplace_problem> shapes = test::small_near_squares();
+  EXPECT_GT(shapes.size(), 1000u);
+  for (const inplace_problem& p : shapes) check_host(p, 0, no_staged);
 }
 
 TEST(InplaceHost, NearSquareTallAndWide) {
