@@ -63,9 +63,9 @@
 // — O(max(rows, cols)), never O(rows x cols). For `tile_cycles` it holds the first unit of each segment of
 // each matrix, at most 32 MiB + 256 bytes, and the same for `skinny_cycles` (the plan takes `shuffle` where
 // that would not do). For `near_square` it holds the extra s x d elements (at most 24 MiB) and the
-// repitch's flags (at most 16 KiB), plus 512 bytes. For `staged` it holds the matrices copied at a time: at most 32 MiB + 256
-// bytes; for `staged_blocks` one block or the segments' first units, whichever is larger (each at most 32 MiB
-// + 256 bytes). The caller allocates it (`execute` never allocates); its content
+// repitch's flags (at most 16 KiB), plus 512 bytes. For `staged` it holds the matrices copied at a time: at
+// most 32 MiB + 256 bytes; for `staged_blocks` a group of blocks or the segments' first units, whichever is
+// larger (each at most 32 MiB + 256 bytes). The caller allocates it (`execute` never allocates); its content
 // on entry does not matter, and on return it is unspecified. The CPU executor allocates its own per-thread
 // buffers of the same order.
 #pragma once
