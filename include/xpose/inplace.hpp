@@ -142,6 +142,8 @@ struct inplace_geometry {
   std::int64_t repitch_bands = 0;  ///< bands of the rows' repitch (a flag of 4 bytes each in the workspace)
   /// The saved extra part (packed in the workspace) written back transposed: planned once, with the plan.
   plan_geometry near_extra_plan;
+  /// Wide matrices: the extra columns (s rows of d elements, n apart) saved packed into the workspace.
+  plan_geometry near_save_plan;
   // staged (groups of `group` matrices; the last group may hold fewer) and staged_blocks (`blocks` blocks a
   // matrix of `tile` rows, or of `tile` columns when units_first, `group` at a time; staged_copy / staged_back):
   std::int64_t group = 0;          ///< matrices (staged_blocks: blocks) copied to the workspace at a time

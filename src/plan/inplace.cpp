@@ -180,6 +180,9 @@ bool plan_near_square(inplace_geometry& g) {
   const std::int64_t n = s + d;
   const problem back = g.rows > g.cols ? problem{{d, s}, {1, 0}, U, {}, {n, 1}} : problem{{s, d}, {1, 0}, U, {}, {}};
   if (!plan_out_of_place(back, g.near_extra_plan)) return false;
+  // Wide: the save of the extra columns, a rows gather (any alignment: cudaMemcpy2DAsync of rgb8 3001 x 4097's
+  // 3001 rows of 3288 bytes at the odd pitch 12291 took ~25 us on the H100, a contiguous copy of the same bytes ~8).
+  if (g.rows < g.cols && !plan_out_of_place({{s, d}, {0, 1}, U, {n, 1}, {}}, g.near_save_plan)) return false;
   g.algo = inplace_algorithm::near_square;
   g.near_side = s;
   g.near_extra = d;

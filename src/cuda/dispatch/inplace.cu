@@ -453,12 +453,14 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   unsigned char* extra = aligned256(workspace);
   unsigned char* flags = aligned256(extra + s * d * U);
   // The extra part, packed into the workspace: rows s.. of s elements (tall) or columns s.. of n-element rows.
-  const cudaError_t e = tall ? cudaMemcpyAsync(extra, base + s * s * U, static_cast<std::size_t>(s * d * U),
-                                               cudaMemcpyDeviceToDevice, stream)
-                             : cudaMemcpy2DAsync(extra, static_cast<std::size_t>(d * U), base + s * U,
-                                                 static_cast<std::size_t>(n * U), static_cast<std::size_t>(d * U),
-                                                 static_cast<std::size_t>(s), cudaMemcpyDeviceToDevice, stream);
-  if (e != cudaSuccess) return cuda_failure(e, "inplace near_square: saving the extra part");
+  if (tall) {
+    if (cudaError_t e = cudaMemcpyAsync(extra, base + s * s * U, static_cast<std::size_t>(s * d * U),
+                                        cudaMemcpyDeviceToDevice, stream);
+        e != cudaSuccess)
+      return cuda_failure(e, "inplace near_square: saving the extra part");
+  } else if (status st = cuda_launch(g.near_save_plan, base + s * U, extra, stream, dev); !st) {
+    return st;
+  }
   const std::int64_t pitch = (tall ? s : n) * U, new_pitch = (tall ? n : s) * U;
   if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
   if (status st = repitch(base, pitch, new_pitch, s * U, s, g.repitch_bands, flags, stream, dev); !st) return st;
