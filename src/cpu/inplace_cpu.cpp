@@ -41,17 +41,6 @@ struct any_unit {
   }
 };
 
-// The out-of-place executor's tile kernel for `u`-byte units at this CPU's level (kernel_table.hpp).
-tile_kernel inplace_tile_kernel(std::int64_t u) {
-  const isa_kernels& isa = kernels_for(active_cpu_isa());
-  for (int lg = 0; lg < 5; ++lg)
-    if (u == (std::int64_t{1} << lg) && isa.pow2[lg].tile != nullptr) return isa.pow2[lg];
-  if (u == 3 && isa.unit3.tile != nullptr) return isa.unit3;
-  if (u == 6 && isa.unit6.tile != nullptr) return isa.unit6;
-  if (u == 12 && isa.unit12.tile != nullptr) return isa.unit12;
-  return scalar_unit_kernel(u, std::min<std::int64_t>(u & -u, 16));
-}
-
 // Swaps the tile pairs of `mats` square matrices of `side` units; `base(k)` is matrix k's first byte and
 // `ld` its row pitch in bytes. A pair (A, B) through one buffer of a tile: A^T to the buffer, B^T over A,
 // the buffer over B — each by the SIMD tile kernel, so any pitch and alignment runs at its speed (the
@@ -65,8 +54,9 @@ void square(std::int64_t u, std::int64_t side, std::int64_t ld, std::int64_t mat
   while (T < 128 && 4 * T * T * u <= 65536) T *= 2;
   const std::int64_t G = (N + T - 1) / T, pairs = G * (G + 1) / 2;
   const std::int64_t tasks = mats * pairs;
-  const tile_kernel k = inplace_tile_kernel(u);
-  const std::int64_t words = u / std::min<std::int64_t>(u & -u, 16);
+  const std::int64_t word = std::min<std::int64_t>(u & -u, 16);  // the unit's largest power-of-two word
+  const tile_kernel k = unit_kernel(kernels_for(active_cpu_isa()), u, word);
+  const std::int64_t words = u / word;
   const int nt = resolve_threads(threads, mats * N * N * u, tasks);
   parallel_slices(tasks, nt, [&](std::int64_t begin, std::int64_t end) {
     std::vector<unsigned char> buf(static_cast<std::size_t>(T * T * u));

@@ -128,4 +128,8 @@ const isa_kernels& kernels_for(cpu_isa isa) noexcept;
 /// the word sizes and the common odd sizes (3, 6, 12, 24, 32, 48, 64 bytes), word by word for the rest.
 tile_kernel scalar_unit_kernel(std::int64_t unit_bytes, std::int64_t word_bytes) noexcept;
 
+/// The level's kernel for `unit`-byte units: its own for 1-16-byte powers of two and 3-, 6-, 12-byte units where
+/// it has them, else the portable one (macrokernel_transpose2d.cpp; the in-place squares use it too).
+tile_kernel unit_kernel(const isa_kernels& isa, std::int64_t unit, std::int64_t word_bytes);
+
 }  // namespace xpose::detail

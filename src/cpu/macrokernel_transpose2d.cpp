@@ -546,8 +546,8 @@ int log2_pow2_unit(std::int64_t unit) {
   }
 }
 
-// The level's kernel for `unit`-byte units: its own for 1-16-byte powers of two and 3-, 6-, 12-byte units where
-// it has them, else the portable one.
+}  // namespace
+
 tile_kernel unit_kernel(const isa_kernels& isa, std::int64_t unit, std::int64_t word_bytes) {
   const int lg = log2_pow2_unit(unit);
   if (lg >= 0 && isa.pow2[lg].tile != nullptr) return isa.pow2[lg];
@@ -556,6 +556,8 @@ tile_kernel unit_kernel(const isa_kernels& isa, std::int64_t unit, std::int64_t 
   if (unit == 12 && isa.unit12.tile != nullptr) return isa.unit12;
   return scalar_unit_kernel(unit, word_bytes);
 }
+
+namespace {
 
 // Merged columns (compound column sides, the mirror of row_merge): [2731,2048,3] reversed is, per plane, a
 // 2731 x 6144 transpose whose input columns (j, c) are contiguous but whose output rows lie at c x 5593088 +

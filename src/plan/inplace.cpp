@@ -191,19 +191,28 @@ bool plan_near_square(inplace_geometry& g) {
   return true;
 }
 
-// staged (see inplace.hpp): true when one matrix fits the budget. A group of `count` matrices is gathered
-// packed into the workspace (a copy when the batch is packed) and transposed back to its place.
+// The groups of staged and staged_blocks: `count` matrices of rows x cols elements, `stride` elements apart,
+// staged as many at a time as the budget holds (g.group), each group gathered packed into the workspace (a copy
+// when the matrices are packed) and transposed back to its place; the `_last` plans for a short last group.
+// False when a plan fails.
+bool plan_staged_groups(inplace_geometry& g, std::int64_t count, std::int64_t rows, std::int64_t cols,
+                        std::int64_t stride) {
+  const std::int64_t U = g.elem_bytes, elements = rows * cols;  // elements <= staged_budget_bytes / U
+  g.group = std::min(count, inplace_tuning::staged_budget_bytes / (elements * U));
+  auto plans = [&](std::int64_t n, plan_geometry& copy, plan_geometry& back) {
+    return plan_out_of_place({{n, elements}, {0, 1}, U, {stride, 1}, {}}, copy) &&
+           plan_out_of_place({{n, rows, cols}, {0, 2, 1}, U, {}, {stride, rows, 1}}, back);
+  };
+  if (!plans(g.group, g.staged_copy, g.staged_back)) return false;
+  const std::int64_t last = count % g.group;
+  return last == 0 || plans(last, g.staged_copy_last, g.staged_back_last);
+}
+
+// staged (see inplace.hpp): true when one matrix fits the budget.
 bool plan_staged(inplace_geometry& g) {
   using namespace inplace_tuning;
   const std::int64_t U = g.elem_bytes, elements = g.rows * g.cols;  // fits: the span did
-  if (elements > staged_budget_bytes / U) return false;
-  g.group = std::min(g.batch, staged_budget_bytes / (elements * U));
-  auto plans = [&](std::int64_t count, plan_geometry& copy, plan_geometry& back) {
-    return plan_out_of_place({{count, elements}, {0, 1}, U, {g.batch_stride, 1}, {}}, copy) &&
-           plan_out_of_place({{count, g.rows, g.cols}, {0, 2, 1}, U, {}, {g.batch_stride, g.rows, 1}}, back);
-  };
-  if (!plans(g.group, g.staged_copy, g.staged_back)) return false;
-  if (const std::int64_t last = g.batch % g.group; last != 0 && !plans(last, g.staged_copy_last, g.staged_back_last))
+  if (elements > staged_budget_bytes / U || !plan_staged_groups(g, g.batch, g.rows, g.cols, g.batch_stride))
     return false;
   g.algo = inplace_algorithm::staged;
   g.workspace_bytes = g.group * elements * U + workspace_slack;
@@ -241,23 +250,15 @@ bool plan_staged_blocks(inplace_geometry& g) {
   // staged as many at a time as the budget holds (one copy and one batched transpose a group: H100, u8 4097 x
   // 10001's 17 blocks one at a time ran 0.089 of memcpy).
   const std::int64_t r = by_rows ? h : g.rows, c = by_rows ? g.cols : h;
-  const std::int64_t group = std::min(blocks, staged_budget_bytes / (r * c * U));
-  auto plans = [&](std::int64_t count, plan_geometry& copy, plan_geometry& back) {
-    return plan_out_of_place({{count * r * c}, {0}, U, {}, {}}, copy) &&
-           plan_out_of_place({{count, r, c}, {0, 2, 1}, U, {}, {}}, back);
-  };
-  if (!plans(group, g.staged_copy, g.staged_back)) return false;
-  if (const std::int64_t last = blocks % group; last != 0 && !plans(last, g.staged_copy_last, g.staged_back_last))
-    return false;
+  if (!plan_staged_groups(g, blocks, r, c, r * c)) return false;
   // Last: plan_unit_cycles fills g's unit-pass fields and workspace only when it succeeds.
   if (!(by_rows ? plan_unit_cycles(g, blocks, 1, g.cols, h * U) : plan_unit_cycles(g, g.rows, 1, blocks, h * U)))
     return false;
   g.algo = inplace_algorithm::staged_blocks;
   g.tile = h;
   g.blocks = blocks;
-  g.group = group;
   g.units_first = !by_rows;
-  g.workspace_bytes = std::max(g.workspace_bytes, group * r * c * U + workspace_slack);
+  g.workspace_bytes = std::max(g.workspace_bytes, g.group * r * c * U + workspace_slack);
   return true;
 }
 

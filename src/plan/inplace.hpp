@@ -27,19 +27,26 @@ struct shuffle_staging {
 };
 shuffle_staging shuffle_staging_for(const inplace_geometry& g, std::int64_t smem_capacity);
 
-/// `staged`'s walk, the same on every executor: each group of matrices gathered packed into `buf` by
-/// `run(g.staged_copy, first, buf)`, then transposed back over them by `run(g.staged_back, buf, first)` (the
-/// `_last` plans for a short last group). `run` executes one out-of-place plan and returns its status; the
-/// walk stops at the first failure.
+/// The group walk of `staged` and `staged_blocks`, the same on every executor: `count` matrices `stride_bytes`
+/// apart from `first`, g.group at a time, each group gathered packed into `buf` by `run(g.staged_copy, group,
+/// buf)`, then transposed back over it by `run(g.staged_back, buf, group)` (the `_last` plans for a short last
+/// group). `run` executes one out-of-place plan and returns its status; the walk stops at the first failure.
 template <class Run>
-status staged_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run) {
-  for (std::int64_t b0 = 0; b0 < g.batch; b0 += g.group) {
-    const bool full = g.batch - b0 >= g.group;
-    unsigned char* first = data + b0 * g.batch_stride * g.elem_bytes;
-    if (status s = run(full ? g.staged_copy : g.staged_copy_last, first, buf); !s) return s;
-    if (status s = run(full ? g.staged_back : g.staged_back_last, buf, first); !s) return s;
+status staged_groups_walk(const inplace_geometry& g, unsigned char* first, std::int64_t count,
+                          std::int64_t stride_bytes, unsigned char* buf, const Run& run) {
+  for (std::int64_t k = 0; k < count; k += g.group) {
+    const bool full = count - k >= g.group;
+    unsigned char* group = first + k * stride_bytes;
+    if (status s = run(full ? g.staged_copy : g.staged_copy_last, group, buf); !s) return s;
+    if (status s = run(full ? g.staged_back : g.staged_back_last, buf, group); !s) return s;
   }
   return status::ok();
+}
+
+/// `staged`'s walk: the batch's matrices in groups (staged_groups_walk).
+template <class Run>
+status staged_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run) {
+  return staged_groups_walk(g, data, g.batch, g.batch_stride * g.elem_bytes, buf, run);
 }
 
 /// Bytes of one of `staged_blocks`' blocks: `tile` rows, or `tile` columns once the unit pass ran first.
@@ -47,22 +54,18 @@ inline std::int64_t staged_block_bytes(const inplace_geometry& g) {
   return g.tile * (g.units_first ? g.rows : g.cols) * g.elem_bytes;
 }
 
-/// `staged_blocks`' walk, the same on every executor: each matrix's blocks staged `g.group` at a time through
-/// `buf` (see staged_walk for `run`; the `_last` plans for a short last group), with the executor's unit pass
+/// `staged_blocks`' walk: each matrix's blocks in groups (staged_groups_walk), with the executor's unit pass
 /// `units()` before them when `g.units_first`, else after.
 template <class Run, class Units>
 status staged_blocks_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run,
                           const Units& units) {
   if (g.units_first)
     if (status s = units(); !s) return s;
-  const std::int64_t block_bytes = staged_block_bytes(g);
   for (std::int64_t b = 0; b < g.batch; ++b)
-    for (std::int64_t k = 0; k < g.blocks; k += g.group) {
-      const bool full = g.blocks - k >= g.group;
-      unsigned char* first = data + b * g.batch_stride * g.elem_bytes + k * block_bytes;
-      if (status s = run(full ? g.staged_copy : g.staged_copy_last, first, buf); !s) return s;
-      if (status s = run(full ? g.staged_back : g.staged_back_last, buf, first); !s) return s;
-    }
+    if (status s = staged_groups_walk(g, data + b * g.batch_stride * g.elem_bytes, g.blocks, staged_block_bytes(g),
+                                      buf, run);
+        !s)
+      return s;
   return g.units_first ? status::ok() : units();
 }
 

@@ -113,6 +113,11 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   const bool rows_aligned16 =
       common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) == 16;
   const std::int64_t mats = q.batch * q.A * q.B;
+  // The squares' bytes, first to last (square_shift16's and square_gather_any's aligned chunks of rows off the
+  // 16-byte grid may reach past both; they read bytewise there).
+  p.lo = reinterpret_cast<std::uint64_t>(data);
+  p.hi = p.lo + static_cast<std::uint64_t>((q.batch - 1) * q.batch_stride + (q.A - 1) * q.row_stride +
+                                           (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
   auto pairs_for = [&](std::int64_t T) {  // tile pairs of all the squares with T-unit tiles
     const std::int64_t tiles = (q.side + T - 1) / T;
     return mats * (tiles * (tiles + 1) / 2);
@@ -134,11 +139,8 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     }
   }
   // Rows off the 16-byte grid, 1- and 2-byte units: realigned 16-byte accesses (tuning/inplace.hpp says why not
-  // wider units). p.lo / p.hi: the squares' bytes, first to last (a row's aligned chunks may reach past both).
+  // wider units).
   if (U == 1 || U == 2) {
-    p.lo = reinterpret_cast<std::uint64_t>(data);
-    p.hi = p.lo + static_cast<std::uint64_t>((q.batch - 1) * q.batch_stride + (q.A - 1) * q.row_stride +
-                                             (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
     set_tiles(U == 1 ? square_shape<1>::shift_step_rows : square_shape<2>::shift_step_rows);
     return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
   }
@@ -200,9 +202,6 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     set_tiles(T);
     p.unit_words = u;
     p.unit_magic = magic_u16(static_cast<unsigned>(U));
-    p.lo = reinterpret_cast<std::uint64_t>(data);
-    p.hi = p.lo + static_cast<std::uint64_t>((q.batch - 1) * q.batch_stride + (q.A - 1) * q.row_stride +
-                                             (q.B - 1) * q.col_stride + (q.side - 1) * q.ld + q.side * U);
     const std::int64_t smem = 2 * std::int64_t{T} * (std::int64_t{T} * U + 16);
     const std::int64_t blocks = std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 32);
     auto run = [&](auto kernel, int th) { return launch(kernel, blocks, th, smem, stream, p, "inplace square_gather_any"); };
@@ -419,11 +418,10 @@ status run_shuffle(const inplace_geometry& g, void* data, void* workspace, cudaS
 // ---- near_square -----------------------------------------------------------------------------------------
 
 // Rows 1 .. rows-1 of row_bytes from src_pitch to dst_pitch in place (kernels/inplace.cuh: bands of source
-// bytes staged in shared memory; `flags`: scratch of 4 (repitch_flag_slots(bands) + 1) bytes; `bands`: the
-// plan's count, checked).
+// bytes staged in shared memory; `flags`: scratch of 4 (repitch_flag_slots(bands) + 1) bytes, as the plan
+// sized it from the same tuning functions).
 status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pitch, std::int64_t row_bytes,
-               std::int64_t rows, std::int64_t bands, unsigned char* flags, cudaStream_t stream,
-               const device_info& dev) {
+               std::int64_t rows, unsigned char* flags, cudaStream_t stream, const device_info& dev) {
   inplace_repitch_params p{};
   p.data = data;
   p.src_pitch = src_pitch, p.dst_pitch = dst_pitch;
@@ -431,7 +429,6 @@ status repitch(unsigned char* data, std::int64_t src_pitch, std::int64_t dst_pit
   p.row_bytes = row_bytes;
   p.band_bytes = inplace_tuning::repitch_band_bytes;
   p.bands = inplace_tuning::repitch_bands(src_pitch, row_bytes, rows);
-  if (p.bands != bands) return status(status_code::internal, "inplace near_square: repitch bands differ from the plan's");
   p.lo = reinterpret_cast<std::uint64_t>(data);
   p.hi = p.lo + static_cast<std::uint64_t>(std::max(src_pitch, dst_pitch) * rows);  // the whole matrix
   if (p.bands >= (std::int64_t{1} << 32) - 1)
@@ -463,7 +460,7 @@ status run_near_square(const inplace_geometry& g, void* data, void* workspace, c
   }
   const std::int64_t pitch = (tall ? s : n) * U, new_pitch = (tall ? n : s) * U;
   if (status st = run_squares(U, square_grid{s, pitch, 1, 0}, data, stream, dev); !st) return st;
-  if (status st = repitch(base, pitch, new_pitch, s * U, s, g.repitch_bands, flags, stream, dev); !st) return st;
+  if (status st = repitch(base, pitch, new_pitch, s * U, s, flags, stream, dev); !st) return st;
   // The extra part transposed: tall, s x d after each row's s elements (pitch n); wide, d x s after the square.
   return cuda_launch(g.near_extra_plan, extra, base + (tall ? s : s * s) * U, stream, dev);
 }

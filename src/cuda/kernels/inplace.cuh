@@ -523,6 +523,18 @@ __device__ __forceinline__ gather_pair gather_pair_of(const inplace_square_param
   q.count = s.diagonal ? 1 : 2;
   return q;
 }
+/// The two tiles of a staged pair (one when diagonal): f(s, stage of tile s, cl, ob, dst) for tile s, which
+/// goes transposed to the other tile's place `dst` as cl = rows[1 - s] rows of ob = rows[s] U bytes.
+template <class F>
+__device__ __forceinline__ void for_each_pair_tile(const gather_pair& cur, const unsigned char* stage, int T, int pitch,
+                                                   const F& f) {
+#pragma unroll
+  for (int s = 0; s < 2; ++s) {
+    if (s >= cur.count) break;
+    f(s, stage + s * T * pitch, cur.rows[1 - s], cur.bytes[1 - s], cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0]);
+  }
+}
+
 /// The pair loop of square_gather and square_gather_any over the block's pairs t = blockIdx.x, + gridDim.x, ...:
 /// `load_pair(q)` fills reg / at (the chunks a thread holds and their staged offsets, -1 for none), which go
 /// to `stage`; then the next pair's loads are issued before `store_pair(cur)` gathers and stores this one
@@ -595,14 +607,7 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
     }
   };
   gather_pairs<L>(p, T, U, stage, reg, at, load_pair, [&](const gather_pair& cur) {
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      if (s >= cur.count) break;
-      // Tile s (rows[s] x rows[1 - s] units) goes transposed to the other tile's place: rows[1 - s] rows of
-      // bytes[1 - s] = rows[s] U bytes.
-      const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
-      const unsigned char* st = stage + s * T * pitch;
-      unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
+    for_each_pair_tile(cur, stage, T, pitch, [&](int, const unsigned char* st, int cl, int ob, unsigned char* dst) {
       for (int x = threadIdx.x; x < 4 * T * pair_chunks; x += Threads) {
         const int h = x & 3, c = (x >> 2) & (T - 1), w = 4 * ((x >> 2) >> tile_shift) + h, o = 16 * w;
         if (c >= cl || o >= ob) continue;
@@ -625,7 +630,7 @@ __global__ void __launch_bounds__(Threads, Threads == 1024  ? 1
           }
         }
       }
-    }
+    });
   });
 }
 
@@ -669,15 +674,9 @@ __global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2)
     }
   };
   gather_pairs<L>(p, T, U, stage, reg, at, load_pair, [&](const gather_pair& cur) {
-#pragma unroll
-    for (int s = 0; s < 2; ++s) {
-      if (s >= cur.count) break;
-      // Tile s (rows[s] x rows[1 - s] units, row e staged at phase ph0 + e ld mod 16) goes transposed to the
-      // other tile's place: rows[1 - s] rows of ob = rows[s] U bytes.
-      const int cl = cur.rows[1 - s], ob = cur.bytes[1 - s];
-      const unsigned char* st = stage + s * T * pitch;
+    for_each_pair_tile(cur, stage, T, pitch, [&](int s, const unsigned char* st, int cl, int ob, unsigned char* dst) {
+      // Row e of tile s is staged at phase ph0 + e ld mod 16.
       const unsigned ph0 = static_cast<unsigned>(reinterpret_cast<std::uint64_t>(s ? cur.ptr[1] : cur.ptr[0])) & 15u;
-      unsigned char* dst = cur.count == 2 && s == 0 ? cur.ptr[1] : cur.ptr[0];
       for (int x = threadIdx.x; x < 4 * T * runs; x += Threads) {
         const int h = x & 3, c = (x >> 2) & (T - 1), g = 4 * ((x >> 2) >> tile_shift) + h;
         if (c >= cl) continue;
@@ -711,7 +710,7 @@ __global__ void __launch_bounds__(Threads, Threads == 512 ? 1 : (L <= 4 ? 4 : 2)
         store_byte_range(out - static_cast<unsigned>(psi) + 16 * static_cast<unsigned>(g), static_cast<unsigned>(js - j0),
                          static_cast<unsigned>(hi), w);
       }
-    }
+    });
   });
 }
 
