@@ -27,16 +27,17 @@ struct shuffle_staging {
 };
 shuffle_staging shuffle_staging_for(const inplace_geometry& g, std::int64_t smem_capacity);
 
-/// The group walk of `staged` and `staged_blocks`, the same on every executor: `count` matrices `stride_bytes`
-/// apart from `first`, g.group at a time, each group gathered packed into `buf` by `run(g.staged_copy, group,
+/// The group walk of `staged` and `staged_blocks`, the same on every executor: `count` matrices `stride`
+/// elements apart from `first`, g.group at a time, each group gathered packed into `buf` by `run(g.staged_copy, group,
 /// buf)`, then transposed back over it by `run(g.staged_back, buf, group)` (the `_last` plans for a short last
 /// group). `run` executes one out-of-place plan and returns its status; the walk stops at the first failure.
 template <class Run>
-status staged_groups_walk(const inplace_geometry& g, unsigned char* first, std::int64_t count,
-                          std::int64_t stride_bytes, unsigned char* buf, const Run& run) {
+status staged_groups_walk(const inplace_geometry& g, unsigned char* first, std::int64_t count, std::int64_t stride,
+                          unsigned char* buf, const Run& run) {
   for (std::int64_t k = 0; k < count; k += g.group) {
     const bool full = count - k >= g.group;
-    unsigned char* group = first + k * stride_bytes;
+    // k * stride first: within the validated span (a single matrix's stride may be anything, even past it).
+    unsigned char* group = first + k * stride * g.elem_bytes;
     if (status s = run(full ? g.staged_copy : g.staged_copy_last, group, buf); !s) return s;
     if (status s = run(full ? g.staged_back : g.staged_back_last, buf, group); !s) return s;
   }
@@ -46,7 +47,7 @@ status staged_groups_walk(const inplace_geometry& g, unsigned char* first, std::
 /// `staged`'s walk: the batch's matrices in groups (staged_groups_walk).
 template <class Run>
 status staged_walk(const inplace_geometry& g, unsigned char* data, unsigned char* buf, const Run& run) {
-  return staged_groups_walk(g, data, g.batch, g.batch_stride * g.elem_bytes, buf, run);
+  return staged_groups_walk(g, data, g.batch, g.batch_stride, buf, run);
 }
 
 /// Bytes of one of `staged_blocks`' blocks: `tile` rows, or `tile` columns once the unit pass ran first.
@@ -62,8 +63,8 @@ status staged_blocks_walk(const inplace_geometry& g, unsigned char* data, unsign
   if (g.units_first)
     if (status s = units(); !s) return s;
   for (std::int64_t b = 0; b < g.batch; ++b)
-    if (status s = staged_groups_walk(g, data + b * g.batch_stride * g.elem_bytes, g.blocks, staged_block_bytes(g),
-                                      buf, run);
+    if (status s = staged_groups_walk(g, data + b * g.batch_stride * g.elem_bytes, g.blocks,
+                                      g.tile * (g.units_first ? g.rows : g.cols), buf, run);
         !s)
       return s;
   return g.units_first ? status::ok() : units();
