@@ -475,6 +475,25 @@ TEST(Transpose2d, UnitsOfNineToFifteenBytesAtEveryPhase) {
   }
 }
 
+TEST(Transpose2d, FlatGatherTilesOnSidesThatSquareTilesFitBadly) {
+  // gather16 with flat rows (rectangular tiles split evenly, gather16_flat_tile) where square tiles fit badly
+  // (gather16_prefers_flat): sides just past a square tile (fp32: 63 of 56), misaligned so that vec16 / shift16
+  // do not take them, plain, pitched, batched and compound N-d (the N-d suite's 3,7,1,4,6,5,0,2 case, scaled).
+  for (std::int64_t e : {4, 8, 16, 2, 1}) {
+    const std::int64_t side = (256 - 30) / e;  // gather16's square side for units <= 16 bytes (below 156 rows)
+    for (auto [r, c] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {side + 7, 300}, {300, side + 7}, {63, 1209 / e + 5}, {side + 1, side + 1}, {17, 2 * side + 3}})
+      for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 4}, {4, 0}, {1, 3}, {12, 4}}) {
+        check(problem{{r, c}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{r, c}, {1, 0}, e, {c + 3, 1}, {r + 5, 1}}, in_shift, out_shift);
+        check(problem{{3, r, c}, {0, 2, 1}, e, {}, {}}, in_shift, out_shift);
+      }
+    check(problem{{3, 2, 3, 41, 2, 7, 43, 3}, {3, 7, 1, 4, 6, 5, 0, 2}, e, {}, {}}, 4, 0);
+    check(problem{{3, 2, 3, 41, 2, 7, 43, 3}, {3, 7, 1, 4, 6, 5, 0, 2}, e, {}, {}}, 0, 4);
+    check(problem{{7, 9, 2, 5, 130}, {2, 4, 0, 3, 1}, e, {}, {}}, 4, 12);  // 63-unit compound side
+  }
+}
+
 TEST(Transpose2d, PitchedInputAndOutputLeaveGapsUntouched) {
   for (std::int64_t e : {1, 2, 4, 8, 16, 3}) {
     check(problem{{100, 60}, {1, 0}, e, {64, 1}, {128, 1}});   // 16-byte multiples for e >= 1 only sometimes

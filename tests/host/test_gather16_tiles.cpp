@@ -4,6 +4,8 @@
 // (15 beyond 16 bytes).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cuda/tuning/transpose2d.hpp"
 
 namespace {
@@ -35,6 +37,56 @@ TEST(Gather16Tiles, EveryUnitFitsItsRowsAndSharedMemory) {
     EXPECT_EQ(gather16_tile(unit, 8192, side - 1).row_chunks, 16) << unit;
   }
   for (long long unit : {1, 2, 3, 4, 5, 6, 7, 8, 12, 16}) EXPECT_EQ(gather16_tile(unit).row_chunks, 16) << unit;
+}
+
+TEST(Gather16Tiles, FlatTilesSplitEachSideEvenlyAndFitTheKernel) {
+  for (long long unit : {1, 2, 4, 8, 16})
+    for (long long rows : {1, 16, 17, 55, 56, 57, 63, 64, 65, 100, 127, 200, 255, 1000, 8191})
+      for (long long cols : {1, 16, 31, 57, 63, 129, 1209, 4097}) {
+        SCOPED_TRACE(::testing::Message() << "unit " << unit << " rows " << rows << " cols " << cols);
+        const gather16_flat_shape g = gather16_flat_tile(unit, rows, cols);
+        EXPECT_GE(g.tile_rows, 1);
+        EXPECT_GE(g.tile_cols, 1);
+        EXPECT_EQ(g.halo, (16 + unit - 1) / unit);
+        EXPECT_LE(g.tile_rows * unit, gather16_flat_row_bytes);
+        EXPECT_LE(g.tile_cols, std::max(gather16_flat_min_col_bytes / unit, gather16_flat_tile_bytes / (g.tile_rows * unit)));
+        EXPECT_LE(g.tile_rows + g.halo, gather16_max_rows);
+        EXPECT_LE(g.tile_cols, gather16_max_rows);
+        // Even splits: the last tile of each side is short by less than one unit a tile.
+        const long long tiles_r = (rows + g.tile_rows - 1) / g.tile_rows, tiles_c = (cols + g.tile_cols - 1) / g.tile_cols;
+        EXPECT_LT(tiles_r * g.tile_rows - rows, tiles_r);
+        EXPECT_LT(tiles_c * g.tile_cols - cols, tiles_c);
+        // The fewest tiles a side that the byte limit allows.
+        const long long most_r = std::min(gather16_flat_row_bytes / unit, gather16_max_rows - g.halo);
+        EXPECT_EQ(tiles_r, (rows + most_r - 1) / most_r);
+        // Chunks: a row's bytes plus up to 15 bytes of misalignment at each end.
+        EXPECT_GE(16 * g.in_chunks, g.tile_cols * unit + 30 - 15);
+        EXPECT_GE(16 * g.out_chunks, g.tile_rows * unit + 30 - 15);
+        EXPECT_EQ(g.pitch_words % 2, 1);
+        EXPECT_EQ((g.pitch_words - 1) % 16, 0) << "whole 16-word groups (the kernel's swizzle)";
+        EXPECT_GE(g.pitch_words - 1, 4 * g.in_chunks);
+        EXPECT_EQ(g.smem_bytes, (g.tile_rows + g.halo) * g.pitch_words * 4);
+        EXPECT_LE(g.smem_bytes, gather16_max_smem);
+      }
+}
+
+TEST(Gather16Tiles, FlatRowsOnlyWhereSquareTilesFitBadly) {
+  // 63 fp32 rows took two square tiles of 56 (the second 7 / 56 full): flat rows, one tile of 63.
+  EXPECT_TRUE(gather16_prefers_flat(4, 63, 1209));
+  EXPECT_TRUE(gather16_prefers_flat(4, 1209, 63));
+  const gather16_flat_shape g = gather16_flat_tile(4, 63, 1209);
+  EXPECT_EQ(g.tile_rows, 63);
+  EXPECT_EQ(g.tile_cols, 93);  // 24 KiB / 252 bytes = 97 columns at most: 1209 = 13 tiles of 93
+  // Large and well-filled problems keep the square tiles.
+  for (long long unit : {1, 2, 4, 8, 16}) {
+    EXPECT_FALSE(gather16_prefers_flat(unit, 8191, 8193)) << unit;
+    EXPECT_FALSE(gather16_prefers_flat(unit, 4097, 3001)) << unit;
+    const long long side = gather16_tile(unit).side;
+    EXPECT_FALSE(gather16_prefers_flat(unit, side, 4 * side)) << unit;
+  }
+  // Units the flat kernels do not take.
+  EXPECT_FALSE(gather16_prefers_flat(0, 63, 1209));
+  EXPECT_FALSE(gather16_prefers_flat(24, 5, 1209));
 }
 
 }  // namespace

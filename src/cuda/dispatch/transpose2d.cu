@@ -173,6 +173,22 @@ bool tiles16_short(std::int64_t rows, std::int64_t cols, std::int64_t unit, bool
   return tiles16_u16_fill<transpose2d_short_policy<2>>(rows, cols, shift) > short_min_gain * fill_default;
 }
 
+// 2-byte units on misaligned sides: gather16's flat tiles instead of shift16 where shift16's tiles (default,
+// or short ones where tiles16_short may take them) fill under 80 % of what the flat tiles fill: there most of
+// shift16's tiles are first, last or edge tiles (the checked paths) and stage rows they do not move. H100, same
+// call, shift16 -> flat gather16: N-d fp16 63[7*3*3] x 1209[403*3] 0.308 -> 0.534, 63[9*7] x 2400 0.342 ->
+// 0.539, 156[12*13] x 145 batches 0.372 -> 0.626, batches 514 x 250 x 261 0.570 -> 0.721, 315 x 771 x 138
+// 0.721 -> 0.777. By gather16's own fill rule instead, shapes that shift16's tiles fit lost (781 x 358 batches
+// 0.820 -> 0.674, 2668 x 240 0.742 -> 0.557, 1168 x 478 0.847 -> 0.777); this rule keeps those on shift16.
+// Mispredicted, within 5 %: packed batches 4888 x 132 x 52 0.837 -> 0.797, 263 x 506 x 252 views 0.708 -> 0.674.
+bool u16_prefers_flat_gather(std::int64_t rows, std::int64_t cols, bool compound) {
+  double shift = tiles16_u16_fill<transpose2d_shift16_policy<2>>(rows, cols, true);
+  if (!compound && rows <= short_max_rows)
+    shift = std::max(shift, tiles16_u16_fill<transpose2d_short_policy<2>>(rows, cols, true));
+  const gather16_flat_shape f = gather16_flat_tile(2, rows, cols);
+  return shift < 0.8 * side_fill(rows, f.tile_rows) * side_fill(cols, f.tile_cols);
+}
+
 template <bool Shift>
 status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream, int sm_count) {
   const bool short_tiles = tiles16_short(p.rows, p.cols, unit, Shift, compound);
@@ -238,9 +254,43 @@ status launch_gather16_kernel(const transpose2d_params& p, bool compound, std::s
   return status::ok();
 }
 
-// Compile-time unit sizes for the common pixels and scalars: 1..4, 6 (RGB16), 8, 12 (RGB32F), 16.
+// Flat rows (rectangular tiles, gather16_flat_tile) for naturally aligned 1-, 2-, 4-, 8-, 16-byte units
+// (piece = min(unit, 4)): the kernels built for them.
+constexpr bool gather16_flat_applies(std::int64_t unit, std::int64_t piece) {
+  return (unit == piece && unit <= 4 && unit != 3) || (piece == 4 && (unit == 8 || unit == 16));
+}
+
 template <int PieceBytes>
-status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream) {
+bool launch_gather16_flat(transpose2d_params& p, std::int64_t unit, bool compound, cudaStream_t stream, status& s) {
+  if (!gather16_flat_applies(unit, PieceBytes)) return false;
+  const gather16_flat_shape g = gather16_flat_tile(unit, p.rows, p.cols);
+  p.unit_bytes = unit;
+  p.words_tile_rows = g.tile_rows;
+  p.words_tile_cols = g.tile_cols;
+  p.halo_rows = static_cast<int>(g.halo);
+  p.smem_pitch_words = static_cast<int>(g.pitch_words);
+  p.flat_in_chunks = static_cast<unsigned>(g.in_chunks);
+  p.flat_out_chunks = static_cast<unsigned>(g.out_chunks);
+  p.flat_in_div = div32(p.flat_in_chunks);
+  p.flat_out_div = div32(p.flat_out_chunks);
+  set_tiles(p, g.tile_rows, g.tile_cols);
+  const auto smem = static_cast<std::size_t>(g.smem_bytes);
+  switch (unit) {
+    case 1: if constexpr (PieceBytes == 1) s = launch_gather16_kernel<1, 1, 0>(p, compound, smem, stream); break;
+    case 2: if constexpr (PieceBytes == 2) s = launch_gather16_kernel<2, 2, 0>(p, compound, smem, stream); break;
+    case 4: if constexpr (PieceBytes == 4) s = launch_gather16_kernel<4, 4, 0>(p, compound, smem, stream); break;
+    case 8: if constexpr (PieceBytes == 4) s = launch_gather16_kernel<4, 8, 0>(p, compound, smem, stream); break;
+    case 16: if constexpr (PieceBytes == 4) s = launch_gather16_kernel<4, 16, 0>(p, compound, smem, stream); break;
+    default: return false;
+  }
+  return true;
+}
+
+// Compile-time unit sizes for the common pixels and scalars: 1..4, 6 (RGB16), 8, 12 (RGB32F), 16.
+// flat: gather16_flat_tile's tiles where gather16_flat_applies, else square tiles (gather16_tile).
+template <int PieceBytes>
+status launch_gather16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream, bool flat) {
+  if (status s; flat && launch_gather16_flat<PieceBytes>(p, unit, compound, stream, s)) return s;
   const gather16_shape g = gather16_tile(unit, p.rows, p.cols);
   p.unit_bytes = unit;
   p.words_tile_rows = p.words_tile_cols = g.side;
@@ -621,6 +671,11 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 1024^2: 5.7 us vs 8.5 us as words; fp16 8 x 32 x 784: 4.9 vs 12.9 us).
   const bool few_tiles16 =
       unit == 1 && ceil_div(g.rows, 128) * ceil_div(g.cols, 128) * g.batch_count() * 2 < dev.sm_count;
+  // 2-byte units on misaligned sides that shift16's tiles fit badly: gather16's flat tiles (u16_prefers_flat_gather).
+  // 1-byte units lost with them (H100, u8 161[7*23] x 1900 compound 0.387 -> 0.317) and keep vec8 / shift8.
+  if (unit == 2 && piece == 2 && align % 16 != 0 && g.rows >= 16 && g.cols >= 16 &&
+      u16_prefers_flat_gather(g.rows, g.cols, compound))
+    return launch_gather16<2>(p, unit, compound, stream, /*flat=*/true);
   // 1-byte units: vec8 / shift8 (8-byte chunks, a third of vec16's registers a thread, ~2.5x the warps an SM).
   // H100, same call, vec16 -> vec8: u8 8192^2 0.922 -> 0.940, 32768 x 4096 0.926 -> 0.936, 256 x 624 x 480
   // 0.758 -> 0.780, NCHW -> NHWC 64x1024x56x56 0.960 -> 0.972 (8-byte aligned pitches that are not 16-byte
@@ -707,11 +762,17 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 0.939, batched 32 x 1000 x 500 x 5 fp32 0.526 -> 0.974; 64 B 2500^2 0.955 -> 0.944 the only loss. Rows of
   // 65-128 bytes, which the rows kernel gathered one a time, are units here too (plan/select.cpp): fp32 x 20
   // (80 B) 0.749 -> 0.931, fp64 x 9 0.652 -> 0.889, u8 x 100 0.544 -> 0.891, fp32 x 31 0.686 -> 0.922.
+  // Flat tiles where square ones fit the sides badly (gather16_prefers_flat): H100, same call
+  // (benchmarks/suites/gather16_fill.txt), square -> flat: N-d fp32 63[7*3*3] x 1209[403*3] 0.542 -> 0.780, fp64
+  // 0.517 -> 0.879, 65[13*5] x 1100 0.581 -> 0.847, fp64 35[5*7] x 1200 0.462 -> 0.829, strided batches 4000 x 63
+  // x 63 0.508 -> 0.675; the N-d suite's fp32 r6 n4 0.769 -> 0.916; no 4-16-byte row of the 2-D, N-d, probe,
+  // nd_small and batched_rand suites lost more than 4 %.
   if (g.rows >= 16 && g.cols >= 16 && unit <= gather16_max_unit && !few_tiles16) {
+    const bool flat = gather16_prefers_flat(unit, g.rows, g.cols);
     switch (piece) {
-      case 4: return launch_gather16<4>(p, unit, compound, stream);
-      case 2: return launch_gather16<2>(p, unit, compound, stream);
-      default: return launch_gather16<1>(p, unit, compound, stream);
+      case 4: return launch_gather16<4>(p, unit, compound, stream, flat);
+      case 2: return launch_gather16<2>(p, unit, compound, stream, flat);
+      default: return launch_gather16<1>(p, unit, compound, stream, flat);
     }
   }
   std::int64_t a = wb;

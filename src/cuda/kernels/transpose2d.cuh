@@ -89,6 +89,8 @@ struct transpose2d_params {
   // gather16 variant only:
   std::int64_t unit_bytes;       // U
   int halo_rows;                 // extra input rows staged below the tile (output windows are shifted)
+  unsigned flat_in_chunks, flat_out_chunks;  // flat rows (RowChunks = 0): chunks a staged row / an output window
+  div32 flat_in_div, flat_out_div;           // by flat_in_chunks, flat_out_chunks
   // skinny variant only:
   std::int64_t skinny_span;      // the long side's units per tile (rows for AoS->SoA, cols for SoA->AoS)
   std::int64_t skinny_chunks;    // AoS->SoA: 16-byte chunks per output row window
@@ -598,47 +600,55 @@ inline constexpr int gather16_threads = 256;
 /// UnitBytes = 0: the unit size is a run-time value (p.unit_bytes); otherwise it is compile-time, so the
 /// per-piece unit arithmetic (division, wrap) folds into multiplies and compares by constants.
 /// RowChunks: lanes per row (chunk q of a row is lane q of its group): 16 (a half-warp, units <= 16 bytes),
-/// 32, 64 or 128 for wider units (gather16_tile).
+/// 32, 64 or 128 for wider units (gather16_tile) on square tiles; 0 = flat rows (gather16_flat_tile):
+/// rectangular tiles, the block's threads spread over (row, chunk) pairs of p.flat_in_chunks /
+/// p.flat_out_chunks chunks a row.
 template <int PieceBytes, int UnitBytes, bool Compound = false, int RowChunks = 16>
 __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(const transpose2d_params p) {
   constexpr int pieces = 16 / PieceBytes;
-  constexpr int rows_per_pass = gather16_threads / RowChunks;
-  static_assert(RowChunks == 16 || RowChunks == 32 || RowChunks == 64 || RowChunks == 128,
-                "rows of 16, 32, 64 or 128 chunks");
+  constexpr bool flat = RowChunks == 0;
+  static_assert(RowChunks == 0 || RowChunks == 16 || RowChunks == 32 || RowChunks == 64 || RowChunks == 128,
+                "rows of 16, 32, 64 or 128 chunks, or flat");
   extern __shared__ std::uint32_t staged[];  // rows of smem_pitch_words words
   // Compound sides: input offsets of the staged rows (tile + halo), then output offsets of the tile's columns.
   __shared__ std::int64_t side_off[Compound ? 2 * gather16_max_rows : 1];
   const auto staged_base = static_cast<unsigned>(__cvta_generic_to_shared(staged));
 
   const unsigned U = UnitBytes > 0 ? unsigned{UnitBytes} : static_cast<unsigned>(p.unit_bytes);
-  const int T = static_cast<int>(p.words_tile_rows);  // square tiles
+  const int Tr = static_cast<int>(p.words_tile_rows), Tc = static_cast<int>(p.words_tile_cols);
   const unsigned pitch_bytes = 4u * static_cast<unsigned>(p.smem_pitch_words);
-  const unsigned lane = threadIdx.x % RowChunks;  // the 16-byte chunk this thread handles in a row
-  const unsigned row0 = threadIdx.x / RowChunks;
+  // (row, chunk) slot `idx` of a phase: row idx / chunks, chunk idx % chunks (a row's chunks are consecutive
+  // threads). Square tiles: RowChunks lanes a row, so thread t always takes chunk t % RowChunks.
+  auto split = [](unsigned idx, unsigned chunks, const div32& by, unsigned& row, unsigned& q) {
+    row = flat ? by.div(idx) : idx / (RowChunks > 0 ? RowChunks : 1);
+    q = idx - row * (flat ? chunks : RowChunks);
+  };
+  const unsigned in_chunks = flat ? p.flat_in_chunks : RowChunks, out_chunks = flat ? p.flat_out_chunks : RowChunks;
   // Word swizzle of staged rows. Lanes of a half-warp gather from rows 16/U apart (U = 1, 2, 4, 8, 16);
   // with the odd pitch alone, 16-row steps all land in 2 banks. XOR-ing the word index with those rows'
   // (r / (16/U)) & 15 spreads the 16 lanes over 16 banks. Other unit sizes step irregularly: no swizzle.
-  constexpr int swizzle_shift = (RowChunks == 16 && UnitBytes > 0 && UnitBytes <= 16 && (UnitBytes & (UnitBytes - 1)) == 0)
+  // Flat rows' pitches hold a multiple of 16 words (gather16_flat_tile), so the XOR stays in the row.
+  constexpr int swizzle_shift = ((RowChunks == 16 || flat) && UnitBytes > 0 && UnitBytes <= 16 && (UnitBytes & (UnitBytes - 1)) == 0)
                                     ? (UnitBytes == 1 ? 4 : UnitBytes == 2 ? 3 : UnitBytes == 4 ? 2 : UnitBytes == 8 ? 1 : 0)
                                     : -1;
   auto row_swizzle = [](unsigned r) -> unsigned { return swizzle_shift < 0 ? 0u : (r >> swizzle_shift) & 15u; };
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
-    const tile_coords tc(p, t, T, T);
+    const tile_coords tc(p, t, Tr, Tc);
     const std::uint64_t in_tile =
         reinterpret_cast<std::uint64_t>(p.in) + tc.in_off + (Compound ? 0 : tc.r0 * p.in_ld) + tc.c0 * U;
     const std::uint64_t out_tile = reinterpret_cast<std::uint64_t>(p.out) + tc.out_off + (Compound ? 0 : tc.c0 * p.out_ld);
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
-    const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + p.halo_rows));
-    const unsigned row_bytes = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T)) * U;
+    const unsigned staged_rows = static_cast<unsigned>(std::min<std::int64_t>(rows_left, Tr + p.halo_rows));
+    const unsigned row_bytes = static_cast<unsigned>(std::min<std::int64_t>(cols_left, Tc)) * U;
     const auto in_tile_lo = static_cast<unsigned>(in_tile);  // low bits: enough for "& 15"
     const auto in_ld_lo = static_cast<unsigned>(p.in_ld);
     const unsigned in_ld_mod16 = in_ld_lo & 15;
 
     __syncthreads();  // the previous tile's gathers are done with `staged` (and `side_off`)
-    const int col_table = T + p.halo_rows;  // side_off index of the tile's column 0
+    const int col_table = Tr + p.halo_rows;  // side_off index of the tile's column 0
     if constexpr (Compound) {
-      tabulate_sides(p, tc.r0, tc.c0, col_table, T, side_off);
+      tabulate_sides(p, tc.r0, tc.c0, col_table, Tc, side_off);
       __syncthreads();  // side_off is complete before any row uses it
     }
     // Staged row r's input offset from in_tile, and its misalignment (the input address mod 16).
@@ -647,11 +657,13 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
     // 1. stage: lane j of a row's group loads aligned chunk j covering row i's [a, a + row_bytes). Groups of
     //    `in_flight` loads per thread are issued before their shared-memory stores.
     constexpr int in_flight = 4;
-    for (unsigned group = 0; group * in_flight * rows_per_pass < staged_rows; ++group) {
+    const unsigned in_slots = staged_rows * in_chunks;
+    for (unsigned group = 0; group * in_flight * gather16_threads < in_slots; ++group) {
       uint4 v[in_flight];
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
-        const unsigned i = row0 + (group * in_flight + s) * rows_per_pass;
+        unsigned i, lane;
+        split(threadIdx.x + (group * in_flight + s) * gather16_threads, in_chunks, p.flat_in_div, i, lane);
         v[s] = make_uint4(0, 0, 0, 0);
         if (i >= staged_rows) continue;
         const std::uint64_t a = in_tile + row_in(i);
@@ -661,7 +673,8 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
       }
 #pragma unroll
       for (int s = 0; s < in_flight; ++s) {
-        const unsigned i = row0 + (group * in_flight + s) * rows_per_pass;
+        unsigned i, lane;
+        split(threadIdx.x + (group * in_flight + s) * gather16_threads, in_chunks, p.flat_in_div, i, lane);
         // Lanes past the staged row's chunks (a pitch shorter than RowChunks chunks: gather16_tile) hold none.
         if (i >= staged_rows || 4 * lane + 1 >= static_cast<unsigned>(p.smem_pitch_words)) continue;
         std::uint32_t* row = staged + i * p.smem_pitch_words;  // odd pitch, swizzled words: word stores
@@ -676,14 +689,16 @@ __global__ void __launch_bounds__(gather16_threads) transpose2d_gather16_kernel(
 
     // 2. gather + store: output row c owns the bytes [b0, b1) of this tile, split at 16-byte boundaries
     //    b(r) = min(align16(o + r * U), row end), b(r0 = 0) = o, so consecutive tiles partition each row.
-    const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, T));
+    const unsigned out_rows = static_cast<unsigned>(std::min<std::int64_t>(cols_left, Tc));
     // Window arithmetic is 32-bit, relative to `base` = output row c's unit r0: the tile's window spans
-    // < T * U + 16 bytes from there. Only the row's base address and the final chunk address are 64-bit.
-    const bool first_tile = tc.r0 == 0, last_tile = rows_left <= T;
-    const unsigned span = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T)) * U;  // bytes of r0..
+    // < Tr * U + 16 bytes from there. Only the row's base address and the final chunk address are 64-bit.
+    const bool first_tile = tc.r0 == 0, last_tile = rows_left <= Tr;
+    const unsigned span = static_cast<unsigned>(std::min<std::int64_t>(rows_left, Tr)) * U;  // bytes of r0..
     // Bytes from base to the row end, capped (only "more than the window" matters): the clamp of b(r).
-    const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, T + 16)) * U;
-    for (unsigned c = row0; c < out_rows; c += rows_per_pass) {
+    const unsigned row_rem = static_cast<unsigned>(std::min<std::int64_t>(rows_left, Tr + 16)) * U;
+    for (unsigned idx = threadIdx.x; idx < out_rows * out_chunks; idx += gather16_threads) {
+      unsigned c, lane;
+      split(idx, out_chunks, p.flat_out_div, c, lane);
       const std::uint64_t base = out_tile + (Compound ? side_off[col_table + c] : c * p.out_ld) +
                                  static_cast<std::uint64_t>(tc.r0) * U;
       const unsigned phase = static_cast<unsigned>(base) & 15;  // base's offset above the 16-byte grid

@@ -200,6 +200,79 @@ inline gather16_shape gather16_tile(long long unit_bytes, long long rows = 0, lo
   return g;
 }
 
+/// gather16 with flat rows (the kernel's RowChunks = 0): rectangular tiles whose sides split the problem's sides
+/// evenly, and the block's threads spread over (row, chunk) pairs instead of a fixed group of lanes a row, so a
+/// row may span any number of chunks. For problems that square tiles fit badly: an N-d permutation whose side is
+/// 63 fp32 units (7 x 3 x 3) took two 56-unit tiles, the second 7 / 56 full, and ran 0.54 of memcpy.
+/// Each side takes the fewest tiles its limit allows, evenly sized: the rows side (output rows) up to
+/// gather16_flat_row_bytes, the columns side (staged input rows) up to gather16_flat_tile_bytes of tile or 256
+/// bytes a row, whichever is more; both within the kernel's row limit and 48 KiB of shared memory. H100, same
+/// call (benchmarks/suites/gather16_fill.txt), rows 256 -> 512 bytes (35 fp64 rows in one tile instead of two
+/// of 18): fp64 35 x 1200 compound 0.515 -> 0.745, 33 x 1500 0.490 -> 0.816; tiles of 16 -> 24 KiB: fp32 65 x
+/// 1100 0.730 -> 0.841, 69 x 700 0.759 -> 0.857, fp64 r8 n13 0.788 -> 0.878, but 400-column sides of 63 rows
+/// 0.824 -> 0.772; 32 KiB lost more there and on 700 columns (0.615 -> 0.582).
+inline constexpr long long gather16_flat_row_bytes = 512;
+inline constexpr long long gather16_flat_tile_bytes = 24 * 1024;
+inline constexpr long long gather16_flat_min_col_bytes = 256;
+
+struct gather16_flat_shape {
+  long long tile_rows, tile_cols, halo, in_chunks, out_chunks, pitch_words, smem_bytes;
+};
+
+/// Shared memory of a flat tile: (rows + halo) staged rows of `pitch_words` words.
+inline long long gather16_flat_pitch_words(long long in_chunks) {
+  // Odd pitch (bank spread down a column); the row's words rounded up to 16 so that the kernel's word swizzle
+  // (an XOR of the word index with up to 15) stays inside the row.
+  return 16 * ((in_chunks + 3) / 4) + 1;
+}
+
+/// Units of 1-16 bytes; rows, cols >= 1.
+inline gather16_flat_shape gather16_flat_tile(long long unit_bytes, long long rows, long long cols) {
+  gather16_flat_shape g{};
+  const long long u = unit_bytes > 0 ? unit_bytes : 1;
+  rows = rows > 0 ? rows : 1;
+  cols = cols > 0 ? cols : 1;
+  g.halo = (16 + u - 1) / u;
+  auto even_split = [](long long side, long long max_tile) {
+    const long long m = max_tile > 1 ? max_tile : 1;
+    const long long tiles = (side + m - 1) / m;
+    return (side + tiles - 1) / tiles;
+  };
+  // A staged input row (tile_cols units) and an output row's window (tile_rows units) start up to 15 bytes into
+  // their first chunk and end up to 15 bytes into their last: (bytes + 30) / 16 chunks (gather16_tile's rule).
+  auto chunks = [&](long long units) { return (units * u + 30) / 16; };
+  auto smem = [&](long long tile_cols) { return (g.tile_rows + g.halo) * gather16_flat_pitch_words(chunks(tile_cols)) * 4; };
+  g.tile_rows = even_split(rows, std::min(gather16_flat_row_bytes / u, gather16_max_rows - g.halo));
+  const long long min_cols = gather16_flat_min_col_bytes / u;
+  long long most_cols = std::min(std::max(min_cols, gather16_flat_tile_bytes / (g.tile_rows * u)),
+                                 static_cast<long long>(gather16_max_rows));
+  g.tile_cols = even_split(cols, most_cols);
+  while (g.tile_cols > 1 && smem(g.tile_cols) > gather16_max_smem) g.tile_cols = even_split(cols, --most_cols);
+  g.in_chunks = chunks(g.tile_cols);
+  g.out_chunks = chunks(g.tile_rows);
+  g.pitch_words = gather16_flat_pitch_words(g.in_chunks);
+  g.smem_bytes = smem(g.tile_cols);
+  return g;
+}
+
+/// Fraction of a side's tile slots that `side` units fill with tiles of `tile` units.
+inline double gather16_side_fill(long long side, long long tile) {
+  const long long tiles = (side + tile - 1) / tile;
+  return static_cast<double>(side) / static_cast<double>(tiles * tile);
+}
+
+/// Flat rows where square tiles fill under 80 % of what the flat tiles fill (both sides together): a side just
+/// past a square tile (63 units of 56) or a fraction of one. Other problems keep the square tiles, measured on
+/// every suite.
+inline bool gather16_prefers_flat(long long unit_bytes, long long rows, long long cols) {
+  if (unit_bytes < 1 || unit_bytes > 16) return false;
+  const gather16_shape sq = gather16_tile(unit_bytes, rows, cols);
+  const gather16_flat_shape fl = gather16_flat_tile(unit_bytes, rows, cols);
+  const double square = gather16_side_fill(rows, sq.side) * gather16_side_fill(cols, sq.side);
+  const double flat = gather16_side_fill(rows, fl.tile_rows) * gather16_side_fill(cols, fl.tile_cols);
+  return square < 0.8 * flat;
+}
+
 // ---- batched_flat: the stage's bank swizzle ----------------------------------------------------------------
 //
 // batched_flat stages whole matrices as raw input bytes and each lane gathers one 16-byte output chunk: the
