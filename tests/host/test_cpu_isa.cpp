@@ -231,11 +231,11 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
 // N-d permutations with a compound column side whose fastest axis is shorter than 4 lines: the column axes
 // merged into one contiguous input side, each output row at its own address (cpu_transpose2d_merged_cols):
 // [rows, j, c] reversed (the HWC -> CWH shape), column sides of three axes, compound row sides (outer row axes
-// as batch), extents that end mid-tile; cached and streaming (owned lines at every output alignment),
+// as batch, or merged back into the rows when the fastest is short), extents that end mid-tile; cached and streaming (owned lines at every output alignment),
 // 1 and 2 threads, misaligned views. The test checks that the cases do take that path.
 TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
   std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 3);
-  int merged = 0;
+  int merged = 0, merged_rows = 0;
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
     const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());
@@ -245,17 +245,25 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
                             problem{{129, 9, 5, 2}, {3, 2, 1, 0}, eb, {}, {}},
                             problem{{5, 131, 17, 3}, {0, 3, 2, 1}, eb, {}, {}},
                             problem{{7, 61, 33, 3}, {3, 2, 0, 1}, eb, {}, {}},
-                            problem{{33, 20, 16}, {2, 1, 0}, eb, {}, {}}}) {
+                            problem{{33, 20, 16}, {2, 1, 0}, eb, {}, {}},
+                            // compound row sides whose fastest axis is short: rows merged back (merge_output_rows)
+                            problem{{6, 4, 5, 7, 16, 15}, {5, 0, 4, 2, 3, 1}, eb, {}, {}},  // rows [35, 4]
+                            problem{{3, 2, 9, 11, 8, 5}, {5, 0, 4, 2, 3, 1}, eb, {}, {}},   // rows [99, 2]
+                            problem{{4, 3, 50, 6, 7}, {4, 1, 3, 0, 2}, eb, {}, {}}}) {     // rows [4, 50]
         auto plan = xpose::make_plan(p);
         ASSERT_TRUE(plan) << plan.error();
         const auto& g = plan->geometry();
         if (g.algo == xpose::algorithm::transpose2d && g.col_rank > 1 && g.col_extent[g.col_rank - 1] * eb < 256) ++merged;
+        if (g.algo == xpose::algorithm::transpose2d && g.col_rank > 1 && g.row_rank > 1 &&
+            g.row_extent[g.row_rank - 1] * eb < 512)
+          ++merged_rows;
         ASSERT_EQ(check(p, rng, 0, 0, 2), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
         ASSERT_EQ(check(p, rng, 4, 12, 1), "") << "streaming " << (mode == streaming_mode::always ? "on" : "off");
       }
     }
   }
   EXPECT_GE(merged, 20) << "too few cases took the merged-columns path";
+  EXPECT_GE(merged_rows, 24) << "too few cases merged a compound row side";
 }
 
 // Periodic permutations (macrokernel_periodic.cpp), on the levels that have the permute kernel (AVX-512: 2- and
