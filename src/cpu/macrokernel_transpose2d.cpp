@@ -121,8 +121,27 @@ struct row_merge {
         prefetch_run(src + ahead.off, bytes);
         step(ahead);
       }
-      std::memcpy(dst + i * dst_rs, src + c.off, static_cast<std::size_t>(bytes));
+      copy_run(dst + i * dst_rs, src + c.off, bytes);
       step(c);
+    }
+  }
+
+  // A run of `n` bytes: runs under 64 bytes (a few units of a short fastest column axis) as fixed-size,
+  // possibly overlapping moves the compiler inlines, instead of a library call each.
+  static void copy_run(unsigned char* d, const unsigned char* s, std::int64_t n) {
+    if (n >= 64) {
+      std::memcpy(d, s, static_cast<std::size_t>(n));
+    } else if (n >= 16) {
+      for (std::int64_t i = 0; i + 16 < n; i += 16) std::memcpy(d + i, s + i, 16);
+      std::memcpy(d + n - 16, s + n - 16, 16);
+    } else if (n >= 8) {
+      std::memcpy(d, s, 8);
+      std::memcpy(d + n - 8, s + n - 8, 8);
+    } else if (n >= 4) {
+      std::memcpy(d, s, 4);
+      std::memcpy(d + n - 4, s + n - 4, 4);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i];
     }
   }
 
