@@ -84,19 +84,15 @@ tile_extent vec16_tile(std::int64_t unit) {
   }
 }
 
-// Fraction of the tiles' slots along one side of n units that the side fills (tiles of `tile` units).
-double side_fill(std::int64_t n, std::int64_t tile) {
-  return tile == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>(ceil_div(n, tile) * tile);
-}
 
 // Fraction of vec16's tile slots a rows x cols matrix fills; 0 for units vec16 does not take.
 double vec16_tiles_fill(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
   const tile_extent t = vec16_tile(unit);
-  return side_fill(rows, t.rows) * side_fill(cols, t.cols);
+  return tile_side_fill(rows, t.rows) * tile_side_fill(cols, t.cols);
 }
 
 // Fraction of vec16's tile rows a side of `rows` units fills (0 for units vec16 does not take).
-double vec16_row_fill(std::int64_t rows, std::int64_t unit) { return side_fill(rows, vec16_tile(unit).rows); }
+double vec16_row_fill(std::int64_t rows, std::int64_t unit) { return tile_side_fill(rows, vec16_tile(unit).rows); }
 
 bool vec16_tiles_filled(std::int64_t rows, std::int64_t cols, std::int64_t unit) {
   return vec16_tiles_fill(rows, cols, unit) >= vec16_min_fill;
@@ -149,7 +145,7 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
 template <class Policy>
 double tiles16_u16_fill(std::int64_t rows, std::int64_t cols, bool shift) {
   using S = vec16_shape<2, Policy>;
-  return side_fill(rows, shift ? S::shift_step_rows : S::tile_rows) * side_fill(cols, shift ? S::shift_step_cols : S::tile_cols);
+  return tile_side_fill(rows, shift ? S::shift_step_rows : S::tile_rows) * tile_side_fill(cols, shift ? S::shift_step_cols : S::tile_cols);
 }
 
 // Short tiles (transpose2d_short_policy: 64 input rows of 256 units instead of 128 x 128) for plain 2-byte
@@ -186,7 +182,7 @@ bool u16_prefers_flat_gather(std::int64_t rows, std::int64_t cols, bool compound
   if (!compound && rows <= short_max_rows)
     shift = std::max(shift, tiles16_u16_fill<transpose2d_short_policy<2>>(rows, cols, true));
   const gather16_flat_shape f = gather16_flat_tile(2, rows, cols);
-  return shift < 0.8 * side_fill(rows, f.tile_rows) * side_fill(cols, f.tile_cols);
+  return shift < 0.8 * tile_side_fill(rows, f.tile_rows) * tile_side_fill(cols, f.tile_cols);
 }
 
 template <bool Shift>
@@ -260,8 +256,10 @@ constexpr bool gather16_flat_applies(std::int64_t unit, std::int64_t piece) {
   return (unit == piece && unit <= 4 && unit != 3) || (piece == 4 && (unit == 8 || unit == 16));
 }
 
+// Launches the flat kernel into `s` and returns true where one is built for this unit and piece; otherwise
+// returns false and leaves everything as it was (the caller's square path sets up its own parameters).
 template <int PieceBytes>
-bool launch_gather16_flat(transpose2d_params& p, std::int64_t unit, bool compound, cudaStream_t stream, status& s) {
+bool launch_gather16_flat(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream, status& s) {
   if (!gather16_flat_applies(unit, PieceBytes)) return false;
   const gather16_flat_shape g = gather16_flat_tile(unit, p.rows, p.cols);
   p.unit_bytes = unit;
@@ -603,12 +601,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   constexpr double skinny_narrow_fp32_max_fill = 0.65;
   constexpr std::int64_t shift8_u8_step_rows = tile8_shape<1>::shift_step_rows;
   const double narrow_tile_row_fill =
-      unit == 1 ? side_fill(g.rows, shift8_u8_step_rows)
-                : std::max(side_fill(g.rows, vec16_shape<2, transpose2d_shift16_policy<2>>::shift_step_rows),
-                           side_fill(g.rows, vec16_shape<2, transpose2d_short_policy<2>>::shift_step_rows));
+      unit == 1 ? tile_side_fill(g.rows, shift8_u8_step_rows)
+                : std::max(tile_side_fill(g.rows, vec16_shape<2, transpose2d_shift16_policy<2>>::shift_step_rows),
+                           tile_side_fill(g.rows, vec16_shape<2, transpose2d_short_policy<2>>::shift_step_rows));
   const bool narrow_unit_takes_skinny =
       (unit <= 2 && narrow_tile_row_fill < skinny_mid_max_row_fill) || unit == 8 ||
-      (unit == 4 && side_fill(g.rows, gather16_tile(4).side) < skinny_narrow_fp32_max_fill);
+      (unit == 4 && tile_side_fill(g.rows, gather16_tile(4).side) < skinny_narrow_fp32_max_fill);
   const bool skinny_narrow_mid = out_align_bits % 16 != 0 && g.rows > skinny_mid_max_k &&
                                  g.rows <= skinny_narrow_max_k && narrow_unit_takes_skinny;
   const bool skinny_mid = ((g.rows > skinny_max_k && g.rows <= skinny_mid_max_k) || skinny_narrow_mid) && !flat_batch &&

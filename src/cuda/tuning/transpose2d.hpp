@@ -200,6 +200,12 @@ inline gather16_shape gather16_tile(long long unit_bytes, long long rows = 0, lo
   return g;
 }
 
+/// Fraction of the tile slots along one side of `n` units that the side fills (tiles of `tile` units; 0 for
+/// tile 0): the dispatcher's measure of how well a kernel's tiles fit a problem.
+inline double tile_side_fill(long long n, long long tile) {
+  return tile == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
+}
+
 /// gather16 with flat rows (the kernel's RowChunks = 0): rectangular tiles whose sides split the problem's sides
 /// evenly, and the block's threads spread over (row, chunk) pairs instead of a fixed group of lanes a row, so a
 /// row may span any number of chunks. For problems that square tiles fit badly: an N-d permutation whose side is
@@ -255,11 +261,6 @@ inline gather16_flat_shape gather16_flat_tile(long long unit_bytes, long long ro
   return g;
 }
 
-/// Fraction of a side's tile slots that `side` units fill with tiles of `tile` units.
-inline double gather16_side_fill(long long side, long long tile) {
-  const long long tiles = (side + tile - 1) / tile;
-  return static_cast<double>(side) / static_cast<double>(tiles * tile);
-}
 
 /// Flat rows where square tiles fill under 80 % of what the flat tiles fill (both sides together): a side just
 /// past a square tile (63 units of 56) or a fraction of one. Other problems keep the square tiles, measured on
@@ -268,8 +269,8 @@ inline bool gather16_prefers_flat(long long unit_bytes, long long rows, long lon
   if (unit_bytes < 1 || unit_bytes > 16) return false;
   const gather16_shape sq = gather16_tile(unit_bytes, rows, cols);
   const gather16_flat_shape fl = gather16_flat_tile(unit_bytes, rows, cols);
-  const double square = gather16_side_fill(rows, sq.side) * gather16_side_fill(cols, sq.side);
-  const double flat = gather16_side_fill(rows, fl.tile_rows) * gather16_side_fill(cols, fl.tile_cols);
+  const double square = tile_side_fill(rows, sq.side) * tile_side_fill(cols, sq.side);
+  const double flat = tile_side_fill(rows, fl.tile_rows) * tile_side_fill(cols, fl.tile_cols);
   return square < 0.8 * flat;
 }
 
