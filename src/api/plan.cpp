@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cpu/cpu_executor.hpp"
+#include "cpu/macrokernels.hpp"
 #include "plan/box.hpp"
 #include "plan/planner.hpp"
 #include "xpose/plan.hpp"
@@ -144,6 +145,9 @@ std::ostream& operator<<(std::ostream& os, const plan& p) {
     os << "\n  gpu:       boxes of " << b.volume << " x " << b.unit_bytes << " B (runs of " << b.in_run << " in, " << b.out_run
        << " out) when both pointers are aligned to the unit (smaller boxes, or tiles, when that would leave"
        << " fewer than 2 boxes an SM: box_volume_cap)";
+  if (detail::box_plan b; detail::cpu_box_plan(p.geometry(), b))
+    os << "\n  cpu:       boxes of " << b.volume << " x " << b.unit_bytes << " B (runs of " << b.in_run << " in, " << b.out_run
+       << " out)";
   os << "\n  moves:     " << p.bytes_moved() << " bytes (read + write)";
   return os;
 }

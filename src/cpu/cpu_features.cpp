@@ -78,6 +78,7 @@ cpu_isa detect() { return cpu_isa::scalar; }
 // The executor's level: -1 until first use, then a cpu_isa value.
 std::atomic<int> g_active{-1};
 std::atomic<int> g_streaming{0};
+std::atomic<int> g_boxes{0};  // box_mode
 
 cpu_isa initial_isa() {
   const cpu_isa best = best_cpu_isa();
@@ -210,6 +211,10 @@ streaming_mode cpu_streaming_mode() noexcept {
 void set_cpu_streaming_mode(streaming_mode m) noexcept {
   g_streaming.store(static_cast<int>(m), std::memory_order_relaxed);
 }
+
+box_mode cpu_box_mode() noexcept { return static_cast<box_mode>(g_boxes.load(std::memory_order_relaxed)); }
+
+void set_cpu_box_mode(box_mode m) noexcept { g_boxes.store(static_cast<int>(m), std::memory_order_relaxed); }
 
 const cpu_caches& host_caches() noexcept {
   static const cpu_caches c = probe_caches();

@@ -48,6 +48,13 @@ enum class streaming_mode : int { automatic = 0, never = 1, always = 2 };
 streaming_mode cpu_streaming_mode() noexcept;
 void set_cpu_streaming_mode(streaming_mode m) noexcept;
 
+/// Whether the CPU executor moves N-d permutations whose tile sides stay short as boxes (macrokernel_box.cpp):
+/// where its rule says so (`automatic`), or never — for tests of the paths the boxes would otherwise take.
+enum class box_mode : int { automatic = 0, never = 1 };
+
+box_mode cpu_box_mode() noexcept;
+void set_cpu_box_mode(box_mode m) noexcept;
+
 /// Cache sizes of the core the caller runs on (bytes). Read from sysconf / sysfs; a field that cannot be
 /// read takes a common default (48 KiB L1d, 1 MiB L2, 32 MiB LLC) and `known` is false.
 struct cpu_caches {

@@ -3,6 +3,7 @@
 // and a thread count (0 = all hardware threads) that it lowers for small problems (see threads.hpp).
 #pragma once
 
+#include "plan/box.hpp"
 #include "xpose/plan.hpp"
 
 namespace xpose::detail {
@@ -17,6 +18,13 @@ void cpu_transpose2d(const plan_geometry& g, const void* in, void* out, int thre
 /// column axes merged into one contiguous input side, each output row at its own address. Returns false
 /// (nothing done) where that does not apply; then cpu_transpose2d runs on the flattened geometry.
 bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in, void* out, int threads);
+
+/// algorithm::transpose2d whose tile sides stay short: boxes of several axes (macrokernel_box.cpp, boxes from
+/// make_cpu_box). Returns false (nothing done) where no box beats the plane paths.
+bool cpu_box(const plan_geometry& g, const void* in, void* out, int threads);
+
+/// The box cpu_box moves `g` in: true and `b` filled where it takes boxes.
+bool cpu_box_plan(const plan_geometry& g, box_plan& b);
 
 /// algorithm::transpose2d on a packed batch of small planes (plane geometry, no compound side): the whole
 /// batch as one periodic byte permutation (macrokernel_periodic.cpp). Returns false (nothing done) where the

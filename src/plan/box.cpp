@@ -58,12 +58,22 @@ std::int64_t box_unit_bytes(const plan_geometry& g) {
 
 namespace {
 
-bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume, bool may_split) {
+// Where a box is built for: the GPU's box kernels (volume limits of their tables, box_max_bytes, the
+// H100-measured rule for when runs win) or the CPU's (a byte budget only).
+struct box_limits {
+  bool cpu = false;
+  std::int64_t max_volume = box_max_volume;
+  std::int64_t max_bytes = box_max_bytes;
+};
+
+bool make_box_impl(const plan_geometry& g, box_plan& b, box_limits lim, bool may_split) {
   if (g.algo != algorithm::transpose2d) return false;
   const std::int64_t elem = g.elem_words * g.word_bytes, wb = g.word_bytes;
   const std::int64_t unit = box_unit_bytes(g), words = elem / unit;  // box units an element
-  max_volume = std::clamp<std::int64_t>(max_volume, 2, box_volume_limit(unit));
-  if (std::min(g.rows, g.cols) * elem >= box_short_side_bytes) return false;
+  const std::int64_t max_volume =
+      lim.cpu ? std::max<std::int64_t>(2, lim.max_bytes / unit) : std::clamp<std::int64_t>(lim.max_volume, 2, box_volume_limit(unit));
+  const std::int64_t max_bytes = lim.max_bytes;
+  if (std::min(g.rows, g.cols) * elem >= (lim.cpu ? cpu_box_short_side_bytes : box_short_side_bytes)) return false;
   b = box_plan{};
   b.unit_bytes = unit;
   if (words > 1) {  // the element's words: the fastest box axis on both sides
@@ -87,7 +97,7 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume,
   int batch_rank = 0;
   for (int i = 0; i < g.batch_rank; ++i)
     batch[batch_rank++] = {g.batch_extent[i], g.batch_in_stride[i] * wb, g.batch_out_stride[i] * wb};
-  auto room = [&] { return std::min(max_volume / b.volume, box_max_bytes / (b.volume * unit)); };
+  auto room = [&] { return std::min(max_volume / b.volume, max_bytes / (b.volume * unit)); };
   auto largest_divisor = [](std::int64_t extent, std::int64_t cap) {
     std::int64_t f = std::min(extent, cap);
     while (f > 1 && extent % f != 0) --f;
@@ -215,9 +225,12 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume,
   // side lost: 248x163x21x13x6 (78, 84) 0.576 -> 0.312, 6807x186x53 (53, 93) 0.512 -> 0.309, (73, 88) and
   // (84, 85) 5 %.
   constexpr std::int64_t box16_short_side = 32;
+  // The CPU: runs of at least a line, longer than the tiles' short side (measured on the dev VM:
+  // cpu/macrokernel_box.cpp).
   const bool runs_win =
-      unit == 1 ? min_run >= 16 && (min_run >= 2 * short_units || (short_units < box16_short_side && min_run > short_units))
-                : min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes;
+      lim.cpu     ? min_run * unit >= cpu_box_min_run_bytes && min_run > short_units
+      : unit == 1 ? min_run >= 16 && (min_run >= 2 * short_units || (short_units < box16_short_side && min_run > short_units))
+                  : min_run >= 2 * short_units && min_run * unit >= box_short_side_bytes;
   return runs_win &&
          (full || b.volume >= std::min(box_min_split_volume, max_volume)) && b.in_span < (std::int64_t{1} << 31) &&
          b.out_span < (std::int64_t{1} << 31);
@@ -225,20 +238,37 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, std::int64_t max_volume,
 
 }  // namespace
 
-bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume) {
+namespace {
+
+bool make_box_with(const plan_geometry& g, box_plan& b, const box_limits& lim) {
   // Whole boxes first; a ragged split (box_tail) only where they fail or stay under box_ragged_below units.
   // Grown ragged where a whole box of a few hundred units or more existed, boxes lost (H100, same call: fp64
   // 1352x689x3x3 936 -> 3744 units 0.805 -> 0.641 of memcpy, u8 738x7x5x371x7 2597 -> 7791 0.469 -> 0.389);
   // where none did they won (u8 1677721x10x2x2 axes 2,0,3,1: 40 -> 8160 units, 0.008 -> 0.438; fp32
   // 5x573x5x1172 axes 1,3,2,0: tiles -> 4075-unit boxes, 0.458 -> 0.630).
-  const bool whole = make_box_impl(g, b, max_volume, false);
-  if (whole && b.volume >= std::min(box_ragged_below, max_volume)) return true;
+  const bool whole = make_box_impl(g, b, lim, false);
+  if (whole && b.volume >= std::min(box_ragged_below, lim.cpu ? lim.max_bytes / b.unit_bytes : lim.max_volume)) return true;
   box_plan ragged;
-  if (make_box_impl(g, ragged, max_volume, true) && (!whole || ragged.volume > b.volume)) {
+  if (make_box_impl(g, ragged, lim, true) && (!whole || ragged.volume > b.volume)) {
     b = ragged;
     return true;
   }
   return whole;
+}
+
+}  // namespace
+
+bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume) {
+  box_limits lim;
+  lim.max_volume = max_volume;
+  return make_box_with(g, b, lim);
+}
+
+bool make_cpu_box(const plan_geometry& g, box_plan& b, std::int64_t max_bytes) {
+  box_limits lim;
+  lim.cpu = true;
+  lim.max_bytes = max_bytes;
+  return make_box_with(g, b, lim);
 }
 
 }  // namespace xpose::detail

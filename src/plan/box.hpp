@@ -76,6 +76,15 @@ std::int64_t box_unit_bytes(const plan_geometry& g);
 /// there are boxes for every SM (box_volume_cap), and a split box then needs only that many elements.
 bool make_box(const plan_geometry& g, box_plan& b, std::int64_t max_volume = box_max_volume);
 
+/// The CPU's boxes (cpu/macrokernel_box.cpp): the same axes chosen under the CPU's limits. A box is staged in
+/// L1 (cpu_box_max_bytes of data, any number of elements), and pays where the CPU's tiles would read or write
+/// runs shorter than cpu_box_short_side_bytes while the box's runs are at least a cache line and longer than
+/// the tiles' short side.
+inline constexpr std::int64_t cpu_box_max_bytes = std::int64_t{16} << 10;
+inline constexpr std::int64_t cpu_box_short_side_bytes = 256;
+inline constexpr std::int64_t cpu_box_min_run_bytes = 64;
+bool make_cpu_box(const plan_geometry& g, box_plan& b, std::int64_t max_bytes = cpu_box_max_bytes);
+
 /// The box volume for a problem of `units` elements on `sm_count` SMs: box_max_volume, or for small
 /// problems the largest power of two giving >= 2 boxes an SM, at least box_min_volume_cap.
 inline constexpr std::int64_t box_min_volume_cap = 256;

@@ -1,4 +1,4 @@
-// Test helper: forces the CPU executor's SIMD level and streaming mode for one scope, restoring the previous
+// Test helpers: force the CPU executor's SIMD level and streaming mode (or its box mode) for one scope, restoring the previous
 // ones when destroyed (tests of every ISA level on one machine).
 #pragma once
 
@@ -26,6 +26,18 @@ class forced_level {
   detail::cpu_isa isa_;
   detail::streaming_mode mode_;
   bool ok_ = false;
+};
+
+/// Forces the CPU executor's box mode (cpu_features.hpp) for one scope: tests of the paths boxes would take.
+class forced_box_mode {
+ public:
+  explicit forced_box_mode(detail::box_mode m) : mode_(detail::cpu_box_mode()) { detail::set_cpu_box_mode(m); }
+  ~forced_box_mode() { detail::set_cpu_box_mode(mode_); }
+  forced_box_mode(const forced_box_mode&) = delete;
+  forced_box_mode& operator=(const forced_box_mode&) = delete;
+
+ private:
+  detail::box_mode mode_;
 };
 
 }  // namespace xpose::test

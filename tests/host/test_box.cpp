@@ -155,6 +155,41 @@ TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
   EXPECT_GT(boxed, 20) << "too few random problems took a box to test it";
 }
 
+// The CPU's boxes (make_cpu_box): the byte budget instead of the GPU's element limits, runs of at least a line,
+// and the same byte map (simulated), on random small permutations of every unit size and on odd elements
+// boxed as their words.
+TEST(Box, CpuBoxesStayInTheirByteBudgetAndKeepTheByteMap) {
+  const std::uint64_t seed = xpose::test::announced_test_seed(20261127);
+  std::mt19937_64 rng(seed);
+  int boxed = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int rank = 3 + static_cast<int>(rng() % 4);
+    problem p;
+    const std::int64_t sizes[] = {1, 2, 4, 8, 16, 3, 12};
+    p.elem_bytes = sizes[rng() % 7];
+    std::int64_t volume = 1;
+    for (int i = 0; i < rank; ++i) {
+      const std::int64_t extents[] = {2, 3, 4, 5, 7, 9, 13, 30};
+      p.shape.push_back(extents[rng() % 8]);
+      volume *= p.shape.back();
+    }
+    if (volume * p.elem_bytes > 800000) continue;
+    for (int i = 0; i < rank; ++i) p.axes.push_back(i);
+    std::shuffle(p.axes.begin(), p.axes.end(), rng);
+    auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << p;
+    xpose::detail::box_plan b;
+    const std::int64_t budget = xpose::detail::cpu_box_max_bytes >> (rng() % 4);
+    if (!xpose::detail::make_cpu_box(plan->geometry(), b, budget)) continue;
+    ++boxed;
+    SCOPED_TRACE(::testing::Message() << "problem " << p << " budget " << budget << " seed " << seed);
+    EXPECT_LE(b.volume * b.unit_bytes, budget);
+    EXPECT_GE(std::min(b.in_run, b.out_run) * b.unit_bytes, xpose::detail::cpu_box_min_run_bytes);
+    ASSERT_EQ(box_byte_map_error(p, *plan, b, seed), "");
+  }
+  EXPECT_GT(boxed, 20) << "too few random problems took a CPU box to test it";
+}
+
 }  // namespace
 
 namespace {

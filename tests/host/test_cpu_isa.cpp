@@ -233,9 +233,11 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedOutputRows) {
 // [rows, j, c] reversed (the HWC -> CWH shape), column sides of three axes, compound row sides (outer row axes
 // as batch, or merged back into the rows when the fastest is short), extents that end mid-tile; cached and streaming (owned lines at every output alignment),
 // 1 and 2 threads, misaligned views. The test checks that the cases do take that path.
+// Boxes are off here: several of these shapes take them by default (NdPermutationsAsBoxes).
 TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
   std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 3);
   int merged = 0, merged_rows = 0;
+  const xpose::test::forced_box_mode no_boxes(xpose::detail::box_mode::never);
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
     const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());
@@ -264,6 +266,48 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
   }
   EXPECT_GE(merged, 20) << "too few cases took the merged-columns path";
   EXPECT_GE(merged_rows, 24) << "too few cases merged a compound row side";
+}
+
+// N-d permutations whose plane paths would move short runs, moved as boxes (macrokernel_box.cpp): compound
+// sides of 2-4-unit axes on either side, batches of small planes scattered in the input, both runs short;
+// every unit size (3- and 12-byte elements as boxes of their words), a ragged split (an axis with no divisor
+// that fits: box_tail's second launch), pitched input and output views, cached and streaming stores (runs at
+// every line phase), misaligned views, 1 and 2 threads. Each case is run with boxes and without (the plane
+// paths), both against the reference; the test checks that the cases do take boxes.
+TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
+  std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 5);
+  int boxed = 0, ragged = 0;
+  for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
+    const forced_level level(GetParam(), mode);
+    ASSERT_TRUE(level.ok());
+    for (const std::int64_t eb : {1, 2, 4, 8, 16, 3, 12}) {
+      std::vector<problem> cases = {
+          problem{{3, 3, 2, 5, 11, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, eb, {}, {}},  // rows [2, 2], cols [51]
+          problem{{5, 5, 4, 7, 5, 3, 32}, {1, 3, 2, 5, 0, 6, 4}, eb, {}, {}},      // rows [5], cols [3, 32]
+          problem{{3, 6, 7, 3, 40, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}, eb, {}, {}},  // cols [3, 3]
+          problem{{7, 12, 9, 5, 44}, {1, 0, 2, 4, 3}, eb, {}, {}},                // 5 x 44 planes, scattered
+          problem{{4099, 10, 2, 2}, {2, 0, 3, 1}, eb, {}, {}},                     // 4099: ragged boxes
+          // pitched views: the r7 shape with padded input rows, and an output with gaps between its planes
+          problem{{5, 5, 4, 7, 5, 3, 32}, {1, 3, 2, 5, 0, 6, 4}, eb, {75000, 15000, 3750, 535, 107, 33, 1}, {}},
+          problem{{7, 12, 9, 5, 44}, {1, 0, 2, 4, 3}, eb, {}, {7 * 2036 + 40, 2036, 224, 5, 1}}};
+      for (const auto& p : cases) {
+        auto plan = xpose::make_plan(p);
+        ASSERT_TRUE(plan) << plan.error();
+        xpose::detail::box_plan b;
+        if (xpose::detail::cpu_box_plan(plan->geometry(), b)) {
+          ++boxed;
+          if (b.tail_extent > 0) ++ragged;
+        }
+        const char* how = mode == streaming_mode::always ? "streaming on" : "streaming off";
+        ASSERT_EQ(check(p, rng, 0, 0, 2), "") << how;
+        ASSERT_EQ(check(p, rng, 5, 9, 1), "") << how;
+        const xpose::test::forced_box_mode no_boxes(xpose::detail::box_mode::never);
+        ASSERT_EQ(check(p, rng, 0, 4, 2), "") << how << ", boxes off";
+      }
+    }
+  }
+  EXPECT_GE(boxed, 70) << "too few cases took boxes";
+  EXPECT_GE(ragged, 8) << "too few cases split an axis ragged";
 }
 
 // Periodic permutations (macrokernel_periodic.cpp), on the levels that have the permute kernel (AVX-512: 2- and

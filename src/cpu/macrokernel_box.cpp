@@ -1,0 +1,277 @@
+// Boxes on the CPU: transpose2d geometries (N-d permutations) whose tile sides stay short, moved as boxes of
+// several axes — the GPU's box plans (plan/box.hpp) under the CPU's limits (make_cpu_box).
+//
+// The plane paths (macrokernel_transpose2d.cpp) move tiles of the fastest axis of each side; where those are
+// a few units (7x3x2x14x41x7x2x51 axes 3,0,1,5,4,7,2,6: output rows of 2 x 2 units, input rows of 51), every
+// tile reads and writes runs of a few bytes, most of each line wasted. A box takes both tile sides plus the
+// batch axes nested right outside its input run or its output run, so that both runs grow to lines or more
+// (there: 51 x 2 x 7 in, 2 x 2 x 51 out). Per box, on one thread:
+//   1. gather: the box's elements in output order into an L1 staging buffer, one unit at a time through a
+//      table of input offsets built once per call (a box is the same permutation wherever it lies);
+//   2. write: each output run from the buffer to its address — whole lines with non-temporal stores when the
+//      output is large (use_streaming), the partial lines at a run's ends with plain ones (other boxes own
+//      the rest of those lines: every byte is written by exactly one box);
+//   3. meanwhile the next box's input runs are prefetched into L2 (boxes lie anywhere in the input, so the
+//      hardware prefetchers have nothing to follow).
+// Tasks are boxes; each thread takes a contiguous slice of them in batch order (output order, roughly).
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "cpu/batch_cursor.hpp"
+#include "cpu/cpu_features.hpp"
+#include "cpu/kernel_table.hpp"
+#include "cpu/macrokernels.hpp"
+#include "cpu/threads.hpp"
+#include "cpu/tuning_cpu.hpp"
+#include "plan/box.hpp"
+
+namespace xpose::detail {
+
+namespace {
+
+constexpr std::int64_t line = 64;
+
+// The batch axes of a box plan (row-major, slowest first), walked with increments after one positioning.
+class box_cursor {
+ public:
+  box_cursor(const box_plan& b, std::int64_t flat) : b_(b) {
+    for (int i = b.batch_rank - 1; i >= 0; --i) {
+      idx_[i] = flat % b.batch[i].extent;
+      flat /= b.batch[i].extent;
+      in_ += idx_[i] * b.batch[i].in_stride;
+      out_ += idx_[i] * b.batch[i].out_stride;
+    }
+  }
+  std::int64_t in() const noexcept { return in_; }    // bytes
+  std::int64_t out() const noexcept { return out_; }  // bytes
+  void next() noexcept {
+    for (int i = b_.batch_rank - 1; i >= 0; --i) {
+      in_ += b_.batch[i].in_stride;
+      out_ += b_.batch[i].out_stride;
+      if (++idx_[i] < b_.batch[i].extent) return;
+      in_ -= b_.batch[i].extent * b_.batch[i].in_stride;
+      out_ -= b_.batch[i].extent * b_.batch[i].out_stride;
+      idx_[i] = 0;
+    }
+  }
+
+ private:
+  const box_plan& b_;
+  std::array<std::int64_t, 2 * max_canonical_rank> idx_{};
+  std::int64_t in_ = 0, out_ = 0;
+};
+
+// A box's tables, in bytes from the box's first input / output element. Built once per call: V entries
+// of a few additions each (2400 elements: ~10 us, against ~3 ms for the 7000 boxes around them).
+struct box_tables {
+  std::vector<std::int32_t> src;      // input offset of the o-th element in output order
+  std::vector<std::int32_t> out_run;  // output offset of each output run (out_run elements contiguous)
+  std::vector<std::int32_t> in_run;   // input offset of each input run (for the prefetch)
+};
+
+box_tables make_tables(const box_plan& b) {
+  box_tables t;
+  const std::int64_t V = b.volume;
+  t.src.resize(static_cast<std::size_t>(V));
+  t.out_run.resize(static_cast<std::size_t>(V / b.out_run));
+  t.in_run.resize(static_cast<std::size_t>(V / b.in_run));
+  // Output order: digits over out_order (fastest first), odometer-style.
+  std::array<std::int64_t, 2 * max_canonical_rank> d{};
+  std::int64_t in_off = 0, out_off = 0;
+  for (std::int64_t o = 0; o < V; ++o) {
+    t.src[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(in_off);
+    if (o % b.out_run == 0) t.out_run[static_cast<std::size_t>(o / b.out_run)] = static_cast<std::int32_t>(out_off);
+    for (int j = 0; j < b.rank; ++j) {
+      const box_axis& a = b.axis[b.out_order[j]];
+      in_off += a.in_stride;
+      out_off += a.out_stride;
+      if (++d[j] < a.extent) break;
+      in_off -= a.extent * a.in_stride;
+      out_off -= a.extent * a.out_stride;
+      d[j] = 0;
+    }
+  }
+  // Input order (axes ascending in input stride): run r starts at element r x in_run.
+  d = {};
+  in_off = 0;
+  for (std::int64_t i = 0; i < V; ++i) {
+    if (i % b.in_run == 0) t.in_run[static_cast<std::size_t>(i / b.in_run)] = static_cast<std::int32_t>(in_off);
+    for (int k = 0; k < b.rank; ++k) {
+      in_off += b.axis[k].in_stride;
+      if (++d[k] < b.axis[k].extent) break;
+      in_off -= b.axis[k].extent * b.axis[k].in_stride;
+      d[k] = 0;
+    }
+  }
+  return t;
+}
+
+// Elements [o, o + n) of the box in output order, U bytes each, packed into dst: a load and a store each.
+// AVX-512 and AVX2 gathers (vpgatherdd / vpgatherdq through the same table) were slower at every unit size
+// on the dev VM's Xeon (2 threads, 5x5x200x7x5x3x{128,64,32,16} axes 1,3,2,5,0,6,4: u8 35 vs 25 ms, fp32
+// 14 vs 12.7, fp64 14.6 vs 11.2): each gathers 16 lines' elements, and waits on the slowest.
+template <int U>
+void gather(unsigned char* dst, const unsigned char* box_in, const std::int32_t* src, std::int64_t n) {
+  std::int64_t o = 0;
+  for (; o + 4 <= n; o += 4) {
+    unsigned char v[4][U];
+    std::memcpy(v[0], box_in + src[o], U);
+    std::memcpy(v[1], box_in + src[o + 1], U);
+    std::memcpy(v[2], box_in + src[o + 2], U);
+    std::memcpy(v[3], box_in + src[o + 3], U);
+    std::memcpy(dst + o * U, v, 4 * U);
+  }
+  for (; o < n; ++o) std::memcpy(dst + o * U, box_in + src[o], U);
+}
+
+using gather_fn = void (*)(unsigned char*, const unsigned char*, const std::int32_t*, std::int64_t);
+
+gather_fn gather_for(std::int64_t unit) {
+  switch (unit) {
+    case 1: return &gather<1>;
+    case 2: return &gather<2>;
+    case 4: return &gather<4>;
+    case 8: return &gather<8>;
+    case 16: return &gather<16>;
+    default: return nullptr;
+  }
+}
+
+// The next box's input lines, prefetched into L2 a few at a time between pieces of the current box's gather.
+// All at once, the prefetches stalled on the full miss queue (86 % of the loop's samples on one prefetcht1
+// after issuing 150 of them: fp32 5x5x200x7x5x3x32, dev VM); spread, 1 thread 0.46 -> 0.53 of the
+// non-temporal copy. Two or four boxes ahead, or into L1, measured the same within the VM's noise.
+struct prefetch_walk {
+  const unsigned char* base = nullptr;  // the box's first input byte
+  const std::int32_t* run = nullptr;    // the runs' offsets
+  std::int64_t runs = 0, run_bytes = 0;
+  std::int64_t r = 0;                   // the next run
+  std::uintptr_t at = 0, end = 0;       // the next line of run r, and past its last byte
+
+  void start(const unsigned char* b, const std::int32_t* offsets, std::int64_t n, std::int64_t bytes) {
+    base = b, run = offsets, runs = n, run_bytes = bytes, r = 0, at = end = 0;
+  }
+  void some(std::int64_t lines) {
+    for (; lines > 0; --lines) {
+      while (at >= end) {
+        if (r >= runs) return;
+        const auto p = reinterpret_cast<std::uintptr_t>(base + run[r++]);
+        at = p & ~std::uintptr_t{line - 1};
+        end = p + static_cast<std::uintptr_t>(run_bytes);
+      }
+#if defined(__GNUC__) || defined(__clang__)
+      __builtin_prefetch(reinterpret_cast<const void*>(at), 0, 2);  // prefetcht1: into L2
+#endif
+      at += line;
+    }
+  }
+};
+
+// One output run of `n` bytes at dst from src: whole lines streamed, the partial lines at its ends stored.
+inline void write_run(unsigned char* dst, const unsigned char* src, std::int64_t n, bool stream, const isa_kernels& isa) {
+  if (!stream || n < line) {
+    std::memcpy(dst, src, static_cast<std::size_t>(n));
+    return;
+  }
+  const auto a = reinterpret_cast<std::uintptr_t>(dst);
+  const std::int64_t head = static_cast<std::int64_t>(((a + line - 1) & ~std::uintptr_t{line - 1}) - a);
+  const std::int64_t lines = (n - head) / line;
+  if (head > 0) std::memcpy(dst, src, static_cast<std::size_t>(head));
+  if (lines > 0) isa.stream_lines(dst + head, src + head, lines);
+  const std::int64_t done = head + lines * line;
+  if (done < n) std::memcpy(dst + done, src + done, static_cast<std::size_t>(n - done));
+}
+
+void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, int threads, bool stream,
+               const isa_kernels& isa) {
+  const gather_fn gather_box = gather_for(b.unit_bytes);
+  std::int64_t boxes = 1;
+  for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
+  if (boxes == 0 || b.volume == 0) return;
+  const box_tables t = make_tables(b);
+  const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
+  const auto out_runs = static_cast<std::int64_t>(t.out_run.size()), in_runs = static_cast<std::int64_t>(t.in_run.size());
+  const int nt = resolve_threads(threads, boxes * b.volume * unit, boxes);
+  // The gather in pieces of `piece` elements (4 lines of output), the next box's prefetch spread over them.
+  const std::int64_t piece = std::max<std::int64_t>(64, 4 * line / unit);
+  const std::int64_t pieces = (b.volume + piece - 1) / piece;
+  const std::int64_t pf_lines = (in_runs * ((in_run_bytes + 2 * line - 2) / line) + pieces - 1) / pieces;
+  parallel_slices(boxes, nt, [&](std::int64_t begin, std::int64_t end) {
+    alignas(64) unsigned char stage[cpu_box_max_bytes];
+    box_cursor c(b, begin), next(b, begin);
+    next.next();
+    prefetch_walk pf;
+    for (std::int64_t box = begin; box < end; ++box) {
+      if (box + 1 < end) pf.start(in + next.in(), t.in_run.data(), in_runs, in_run_bytes);
+      else pf.start(nullptr, nullptr, 0, 0);
+      const unsigned char* box_in = in + c.in();
+      for (std::int64_t o = 0; o < b.volume; o += piece) {
+        gather_box(stage + o * unit, box_in, t.src.data() + o, std::min(piece, b.volume - o));
+        pf.some(pf_lines);
+      }
+      unsigned char* box_out = out + c.out();
+      for (std::int64_t r = 0; r < out_runs; ++r)
+        write_run(box_out + t.out_run[static_cast<std::size_t>(r)], stage + r * run_bytes, run_bytes, stream, isa);
+      c.next();
+      next.next();
+    }
+    if (stream) isa.fence();
+  });
+}
+
+// Whether the plane paths would move runs too short to stream, so that boxes pay. A box moves ~0.5 of the
+// non-temporal copy wherever it applies (the gather's loads and the stores' lines do not overlap well); the
+// plane paths do better wherever their runs are long enough or a special kernel applies. Dev VM, 2 threads,
+// cpu_nd suite, plane paths -> boxes: 7x3x2x14x41x7x2x51 (output runs of 16 B) 57 -> 14 ms, 5x5x200x7x5x3x32
+// (20 B) 77 -> 14 ms, 21x7x10x3x27x25x5 (84 B) 24.5 -> 16.9, 3x46x7x3x214x3x3x3 (36-byte input runs) 43 ->
+// 14, 77x12x85x5x44 (batches of 5 x 44 planes scattered in the input) 45 -> 13, 30x24x42x7x2x40 (30 x 80) 17.2
+// -> 14.5, u8 7x3x2x436x41x7x2x51 202 -> 29; but NHWC -> NCHW 64x56x56x32 (128-byte input runs, 12.5 KiB output
+// rows) 3.3 -> 6.1 ms, AoS -> SoA and other thin planes (their (de)interleave kernels) 2-3x slower,
+// 380x3x251x59 (rows [251, 3] merged back into 3 KiB output runs) 16.0 -> 18.0, 453960 x 37 14.1 -> 15.9.
+//   - compound sides: the runs the plane paths reach by merging (a compound row side back into output rows,
+//     merge_output_rows; a compound column side whose fastest axis is short into input rows,
+//     cpu_transpose2d_merged_cols): boxes where the shorter is under 128 bytes;
+//   - plain sides: both under 512 bytes, and not a batch packed on both sides (whole planes in and out: the
+//     periodic and plane kernels take those, 65536 x 32 x 32 at ~0.97).
+bool plane_runs_short(const plan_geometry& g) {
+  const std::int64_t elem = g.elem_words * g.word_bytes;
+  const std::int64_t fast_row = g.row_extent[g.row_rank - 1], fast_col = g.col_extent[g.col_rank - 1];
+  if (g.compound()) {
+    const std::int64_t out_run = (g.row_rank > 1 ? g.rows : fast_row) * elem;
+    const std::int64_t in_run = (g.col_rank > 1 && fast_col * elem < 4 * line ? g.cols : fast_col) * elem;
+    return std::min(out_run, in_run) < 2 * line;
+  }
+  return g.rows * elem < 8 * line && g.cols * elem < 8 * line && nested_batch_bytes(g, g.rows * g.cols * elem, true) == 0;
+}
+
+}  // namespace
+
+bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
+  return g.algo == algorithm::transpose2d && g.row_rank >= 1 && g.col_rank >= 1 && plane_runs_short(g) &&
+         make_cpu_box(g, b) && gather_for(b.unit_bytes) != nullptr && b.volume * b.unit_bytes <= cpu_box_max_bytes;
+}
+
+bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads) {
+  box_plan b;
+  if (!cpu_box_plan(g, b)) return false;
+  const auto* in = static_cast<const unsigned char*>(in_v);
+  auto* out = static_cast<unsigned char*>(out_v);
+  const isa_kernels& isa = kernels_for(active_cpu_isa());
+  const std::int64_t bytes = g.batch_count() * g.rows * g.cols * g.elem_words * g.word_bytes;
+  // Large outputs stream their runs' whole lines (use_streaming's 4-line minimum is for plane rows, which
+  // share lines with their neighbours; a run's partial lines are stored plainly by write_run anyway).
+  const bool stream = isa.stream_lines != nullptr &&
+                      use_streaming(bytes, std::max<std::int64_t>(b.out_run * b.unit_bytes, 4 * line), host_caches());
+  run_boxes(b, in, out, threads, stream, isa);
+  if (b.tail_extent > 0) {  // a ragged split: the split axis's last indices, as smaller boxes
+    std::int64_t in_off = 0, out_off = 0;
+    const box_plan tail = box_tail(b, in_off, out_off);
+    run_boxes(tail, in + in_off, out + out_off, threads, stream, isa);
+  }
+  return true;
+}
+
+}  // namespace xpose::detail
