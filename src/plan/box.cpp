@@ -64,15 +64,18 @@ struct box_limits {
   bool cpu = false;
   std::int64_t max_volume = box_max_volume;
   std::int64_t max_bytes = box_max_bytes;
+
+  /// The most units of `unit` bytes a box may hold.
+  std::int64_t volume_cap(std::int64_t unit) const {
+    return cpu ? std::max<std::int64_t>(2, max_bytes / unit) : std::clamp<std::int64_t>(max_volume, 2, box_volume_limit(unit));
+  }
 };
 
 bool make_box_impl(const plan_geometry& g, box_plan& b, box_limits lim, bool may_split) {
   if (g.algo != algorithm::transpose2d) return false;
   const std::int64_t elem = g.elem_words * g.word_bytes, wb = g.word_bytes;
   const std::int64_t unit = box_unit_bytes(g), words = elem / unit;  // box units an element
-  const std::int64_t max_volume =
-      lim.cpu ? std::max<std::int64_t>(2, lim.max_bytes / unit) : std::clamp<std::int64_t>(lim.max_volume, 2, box_volume_limit(unit));
-  const std::int64_t max_bytes = lim.max_bytes;
+  const std::int64_t max_volume = lim.volume_cap(unit), max_bytes = lim.max_bytes;
   if (std::min(g.rows, g.cols) * elem >= (lim.cpu ? cpu_box_short_side_bytes : box_short_side_bytes)) return false;
   b = box_plan{};
   b.unit_bytes = unit;
@@ -236,10 +239,6 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, box_limits lim, bool may
          b.out_span < (std::int64_t{1} << 31);
 }
 
-}  // namespace
-
-namespace {
-
 bool make_box_with(const plan_geometry& g, box_plan& b, const box_limits& lim) {
   // Whole boxes first; a ragged split (box_tail) only where they fail or stay under box_ragged_below units.
   // Grown ragged where a whole box of a few hundred units or more existed, boxes lost (H100, same call: fp64
@@ -247,7 +246,7 @@ bool make_box_with(const plan_geometry& g, box_plan& b, const box_limits& lim) {
   // where none did they won (u8 1677721x10x2x2 axes 2,0,3,1: 40 -> 8160 units, 0.008 -> 0.438; fp32
   // 5x573x5x1172 axes 1,3,2,0: tiles -> 4075-unit boxes, 0.458 -> 0.630).
   const bool whole = make_box_impl(g, b, lim, false);
-  if (whole && b.volume >= std::min(box_ragged_below, lim.cpu ? lim.max_bytes / b.unit_bytes : lim.max_volume)) return true;
+  if (whole && b.volume >= std::min(box_ragged_below, lim.cpu ? lim.volume_cap(b.unit_bytes) : lim.max_volume)) return true;
   box_plan ragged;
   if (make_box_impl(g, ragged, lim, true) && (!whole || ragged.volume > b.volume)) {
     b = ragged;
