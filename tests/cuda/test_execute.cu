@@ -723,6 +723,10 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
     check(problem{{300, 45, 60, 7}, {0, 2, 3, 1}, 1, {}, {}}, in_shift, 3);
     check(problem{{300, 24, 24, 40}, {0, 3, 2, 1}, 1, {}, {}}, in_shift, 9);
   }
+  // Enough single-stage boxes of < 25 KiB for 128-thread blocks (box_threads: 6876 boxes of 1428 units; 2- and
+  // 4-byte units, aligned and shifted by a unit, which narrows the loads).
+  for (std::int64_t e : {2, 4})
+    for (std::size_t shift : {0, 1}) check(problem{{7, 3, 2, 218, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, e, {}, {}}, shift * e, 0);
   // A padded input view (strides with gaps) through a box.
   std::vector<std::int64_t> strides(5);
   const std::vector<std::int64_t> shape = {7, 9, 85, 5, 44};

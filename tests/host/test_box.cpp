@@ -124,23 +124,30 @@ TEST(Box, TilesWithBothSidesOf128BytesOrMoreKeepTheirTiles) {
   }
 }
 
+// A random permutation of rank 3-6 with small extents (2 ... 30) and `elem_bytes` elements; `elements`: its size.
+problem random_small_problem(std::mt19937_64& rng, std::int64_t elem_bytes, std::int64_t& elements) {
+  const int rank = 3 + static_cast<int>(rng() % 4);
+  problem p;
+  p.elem_bytes = elem_bytes;
+  elements = 1;
+  for (int i = 0; i < rank; ++i) {
+    const std::int64_t extents[] = {2, 3, 4, 5, 7, 9, 13, 30};
+    p.shape.push_back(extents[rng() % 8]);
+    elements *= p.shape.back();
+  }
+  for (int i = 0; i < rank; ++i) p.axes.push_back(i);
+  std::shuffle(p.axes.begin(), p.axes.end(), rng);
+  return p;
+}
+
 TEST(Box, RandomSmallPermutationsThatTakeABoxKeepTheByteMap) {
   const std::uint64_t seed = xpose::test::announced_test_seed(20261124);
   std::mt19937_64 rng(seed);
   int boxed = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const int rank = 3 + static_cast<int>(rng() % 4);
-    problem p;
-    p.elem_bytes = std::int64_t{1} << (rng() % 5);
-    std::int64_t volume = 1;
-    for (int i = 0; i < rank; ++i) {
-      const std::int64_t extents[] = {2, 3, 4, 5, 7, 9, 13, 30};
-      p.shape.push_back(extents[rng() % 8]);
-      volume *= p.shape.back();
-    }
+    std::int64_t volume = 0;
+    const problem p = random_small_problem(rng, std::int64_t{1} << (rng() % 5), volume);
     if (volume > 200000) continue;
-    for (int i = 0; i < rank; ++i) p.axes.push_back(i);
-    std::shuffle(p.axes.begin(), p.axes.end(), rng);
     auto plan = xpose::make_plan(p);
     ASSERT_TRUE(plan) << p;
     xpose::detail::box_plan b;
@@ -163,19 +170,10 @@ TEST(Box, CpuBoxesStayInTheirByteBudgetAndKeepTheByteMap) {
   std::mt19937_64 rng(seed);
   int boxed = 0;
   for (int trial = 0; trial < 400; ++trial) {
-    const int rank = 3 + static_cast<int>(rng() % 4);
-    problem p;
     const std::int64_t sizes[] = {1, 2, 4, 8, 16, 3, 12};
-    p.elem_bytes = sizes[rng() % 7];
-    std::int64_t volume = 1;
-    for (int i = 0; i < rank; ++i) {
-      const std::int64_t extents[] = {2, 3, 4, 5, 7, 9, 13, 30};
-      p.shape.push_back(extents[rng() % 8]);
-      volume *= p.shape.back();
-    }
+    std::int64_t volume = 0;
+    const problem p = random_small_problem(rng, sizes[rng() % 7], volume);
     if (volume * p.elem_bytes > 800000) continue;
-    for (int i = 0; i < rank; ++i) p.axes.push_back(i);
-    std::shuffle(p.axes.begin(), p.axes.end(), rng);
     auto plan = xpose::make_plan(p);
     ASSERT_TRUE(plan) << p;
     xpose::detail::box_plan b;
@@ -203,6 +201,21 @@ xpose::detail::box_plan box_of(const problem& p, std::int64_t cap) {
 }
 
 }  // namespace
+
+TEST(Box, SmallBlocksWhereThreadsNotSharedMemoryLimitTheBoxesInFlight) {
+  using xpose::detail::box_policy;
+  using xpose::detail::box_threads;
+  const int small = box_policy::small_threads, big = box_policy::threads;
+  // box_kernel's shared memory (kernels/box.cuh, box_smem_bytes): 8 bytes of tables an element, the data, 2
+  // bytes of src an element. fp16 boxes of 4 x 51 x 7 units: 17 KiB, 12 blocks of 128 threads an SM.
+  const int smem_1428_u2 = 8 * 1428 + 2864 + 2 * 1428;
+  EXPECT_EQ(box_threads(4, smem_1428_u2, 6876, 132), small);
+  EXPECT_EQ(box_threads(16, smem_1428_u2, 6876, 132), big);  // two stages (cp.async): the 256-thread blocks
+  EXPECT_EQ(box_threads(4, smem_1428_u2, 1000, 132), big);   // too few boxes to fill the extra blocks
+  EXPECT_EQ(box_threads(4, 8 * 2889 + 5792 + 2 * 2889, 1 << 20, 132), big);  // 35 KiB: 6 blocks either way
+  EXPECT_EQ(xpose::detail::box_blocks_per_sm(small, smem_1428_u2), 12);
+  EXPECT_EQ(xpose::detail::box_blocks_per_sm(big, smem_1428_u2), 8);
+}
 
 TEST(Box, SharedMemoryWavefrontsCountTheBusiestBank) {
   using xpose::detail::smem_wavefronts;

@@ -12,37 +12,52 @@ namespace xpose::detail {
 
 namespace {
 
-template <int UnitBytes, int LoadBytes, int StoreBytes>
-status launch(const box_params& p, unsigned grid, int smem, cudaStream_t stream) {
-  if (status s = allow_dynamic_smem(box_kernel<UnitBytes, LoadBytes, StoreBytes>, smem, "box shared-memory opt-in"); !s)
+// The launch geometry of box_kernel: grid, block (box_threads) and dynamic shared memory.
+struct box_launch {
+  unsigned grid = 1;
+  int threads = box_policy::threads;
+  int smem = 0;
+};
+
+template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads>
+status launch_threads(const box_params& p, const box_launch& l, cudaStream_t stream) {
+  if (status s = allow_dynamic_smem(box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads>, l.smem, "box shared-memory opt-in"); !s)
     return s;
-  box_kernel<UnitBytes, LoadBytes, StoreBytes><<<grid, box_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
+  box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads><<<l.grid, Threads, static_cast<std::size_t>(l.smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
   return status::ok();
 }
 
+template <int UnitBytes, int LoadBytes, int StoreBytes>
+status launch(const box_params& p, const box_launch& l, cudaStream_t stream) {
+  if constexpr (LoadBytes < 16)  // box_threads picks the smaller block for single-stage boxes only
+    if (l.threads == box_policy::small_threads)
+      return launch_threads<UnitBytes, LoadBytes, StoreBytes, box_policy::small_threads>(p, l, stream);
+  return launch_threads<UnitBytes, LoadBytes, StoreBytes, box_policy::threads>(p, l, stream);
+}
+
 template <int UnitBytes, int LoadBytes>
-status launch_store(const box_params& p, int store_bytes, unsigned grid, int smem, cudaStream_t stream) {
+status launch_store(const box_params& p, int store_bytes, const box_launch& l, cudaStream_t stream) {
   switch (store_bytes) {
-    case 16: if constexpr (UnitBytes <= 16) return launch<UnitBytes, LoadBytes, 16>(p, grid, smem, stream); break;
-    case 8: if constexpr (UnitBytes <= 8) return launch<UnitBytes, LoadBytes, 8>(p, grid, smem, stream); break;
-    case 4: if constexpr (UnitBytes <= 4) return launch<UnitBytes, LoadBytes, 4>(p, grid, smem, stream); break;
-    case 2: if constexpr (UnitBytes <= 2) return launch<UnitBytes, LoadBytes, 2>(p, grid, smem, stream); break;
+    case 16: if constexpr (UnitBytes <= 16) return launch<UnitBytes, LoadBytes, 16>(p, l, stream); break;
+    case 8: if constexpr (UnitBytes <= 8) return launch<UnitBytes, LoadBytes, 8>(p, l, stream); break;
+    case 4: if constexpr (UnitBytes <= 4) return launch<UnitBytes, LoadBytes, 4>(p, l, stream); break;
+    case 2: if constexpr (UnitBytes <= 2) return launch<UnitBytes, LoadBytes, 2>(p, l, stream); break;
     default: break;
   }
-  return launch<UnitBytes, LoadBytes, UnitBytes>(p, grid, smem, stream);
+  return launch<UnitBytes, LoadBytes, UnitBytes>(p, l, stream);
 }
 
 template <int UnitBytes>
-status launch_unit(const box_params& p, int load_bytes, int store_bytes, unsigned grid, int smem, cudaStream_t stream) {
+status launch_unit(const box_params& p, int load_bytes, int store_bytes, const box_launch& l, cudaStream_t stream) {
   switch (load_bytes) {
-    case 16: if constexpr (UnitBytes <= 16) return launch_store<UnitBytes, 16>(p, store_bytes, grid, smem, stream); break;
-    case 8: if constexpr (UnitBytes <= 8) return launch_store<UnitBytes, 8>(p, store_bytes, grid, smem, stream); break;
-    case 4: if constexpr (UnitBytes <= 4) return launch_store<UnitBytes, 4>(p, store_bytes, grid, smem, stream); break;
-    case 2: if constexpr (UnitBytes <= 2) return launch_store<UnitBytes, 2>(p, store_bytes, grid, smem, stream); break;
+    case 16: if constexpr (UnitBytes <= 16) return launch_store<UnitBytes, 16>(p, store_bytes, l, stream); break;
+    case 8: if constexpr (UnitBytes <= 8) return launch_store<UnitBytes, 8>(p, store_bytes, l, stream); break;
+    case 4: if constexpr (UnitBytes <= 4) return launch_store<UnitBytes, 4>(p, store_bytes, l, stream); break;
+    case 2: if constexpr (UnitBytes <= 2) return launch_store<UnitBytes, 2>(p, store_bytes, l, stream); break;
     default: break;
   }
-  return launch_store<UnitBytes, UnitBytes>(p, store_bytes, grid, smem, stream);
+  return launch_store<UnitBytes, UnitBytes>(p, store_bytes, l, stream);
 }
 
 // Widest access (bytes, <= 16, a multiple of the unit) for one side: the run is a whole number of them, and
@@ -141,8 +156,8 @@ box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
 }
 
 // As many blocks as fit an SM at once (shared memory or threads), each looping over boxes.
-unsigned box_grid(std::int64_t boxes, int smem, const device_info& dev) {
-  const std::int64_t per_sm = std::max(1, std::min(box_policy::max_blocks_per_sm, box_policy::smem_per_sm / (smem + 1024)));
+unsigned box_grid(std::int64_t boxes, int smem, const device_info& dev, int threads = box_policy::threads) {
+  const std::int64_t per_sm = box_blocks_per_sm(threads, smem);
   const std::int64_t cap = static_cast<std::int64_t>(std::max(dev.sm_count, 1)) * per_sm;
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min(boxes, cap)));
 }
@@ -209,14 +224,16 @@ status launch_boxes(const box_plan& b, const void* d_in, void* d_out, std::int64
   box_params p = box_params_of(b, d_in, d_out);
   const int lw = access_bytes(b, true, reinterpret_cast<std::uintptr_t>(d_in));
   const int sw = access_bytes(b, false, reinterpret_cast<std::uintptr_t>(d_out));
-  const int smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(lw));
-  const unsigned grid = box_grid(p.boxes, smem, dev);
+  box_launch l;
+  l.smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(lw));
+  l.threads = box_threads(lw, l.smem, p.boxes, dev.sm_count);
+  l.grid = box_grid(p.boxes, l.smem, dev, l.threads);
   switch (b.unit_bytes) {
-    case 1: return launch_unit<1>(p, lw, sw, grid, smem, stream);
-    case 2: return launch_unit<2>(p, lw, sw, grid, smem, stream);
-    case 4: return launch_unit<4>(p, lw, sw, grid, smem, stream);
-    case 8: return launch_unit<8>(p, lw, sw, grid, smem, stream);
-    case 16: return launch_unit<16>(p, lw, sw, grid, smem, stream);
+    case 1: return launch_unit<1>(p, lw, sw, l, stream);
+    case 2: return launch_unit<2>(p, lw, sw, l, stream);
+    case 4: return launch_unit<4>(p, lw, sw, l, stream);
+    case 8: return launch_unit<8>(p, lw, sw, l, stream);
+    case 16: return launch_unit<16>(p, lw, sw, l, stream);
     default: return status(status_code::internal, "box: unit is not 1, 2, 4, 8 or 16 bytes");
   }
 }

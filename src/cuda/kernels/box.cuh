@@ -5,7 +5,7 @@
 // contiguous in the input, so consecutive threads read consecutive units) and stores them in output order
 // (runs of out_run contiguous). Global accesses are LoadBytes / StoreBytes wide (up to 16 bytes, several
 // units) where the runs' lengths and the strides around them allow (dispatch/box.cu decides), else a unit.
-// grid: 1-D, grid-stride loop over boxes (the batch); block: box_policy::threads.
+// grid: 1-D, grid-stride loop over boxes (the batch); block: box_policy::threads (box_kernel: or small_threads).
 #pragma once
 
 #include <cstdint>
@@ -107,12 +107,14 @@ __device__ __forceinline__ unsigned box_out_offset(const box_params& p, unsigned
   return off;
 }
 
-template <int UnitBytes, int LoadBytes, int StoreBytes>
-__global__ void __launch_bounds__(box_policy::threads) box_kernel(const box_params p) {
+/// Threads: the block, box_policy::threads or (single-stage boxes whose 256-thread blocks would be limited by
+/// threads, not shared memory) box_policy::small_threads (box_threads, tuning/box.hpp).
+template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads = box_policy::threads>
+__global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
   using load_word = typename word_type<LoadBytes>::type;
   using store_word = typename word_type<StoreBytes>::type;
-  constexpr int threads = box_policy::threads, batch = box_policy::loads_in_flight;
+  constexpr int threads = Threads, batch = box_policy::loads_in_flight;
   constexpr unsigned L = LoadBytes / UnitBytes, S = StoreBytes / UnitBytes;  // units an access
   extern __shared__ uint4 box_smem[];  // 16-byte aligned
   const unsigned V = p.volume;

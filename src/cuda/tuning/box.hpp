@@ -16,12 +16,32 @@ struct box_policy {
   /// Loads a thread issues before their shared-memory stores (a box of 2048 elements: 8 per thread).
   static constexpr int loads_in_flight = 4;
   /// The grid is as many blocks as are resident at once: 2048 threads an SM, and shared memory (14 bytes an
-  /// element for fp32 boxes; H100: 228 KiB an SM, 1 KiB reserved a block). Blocks loop over boxes, so the
-  /// offset tables are built once per block, not per box. (6 fixed blocks an SM for 4096-element boxes of
-  /// 56 KiB did not fit: fp32 4x51 tiles' boxes of 1428 elements ran 0.747 with 6, 0.682 with 4.)
-  static constexpr int max_blocks_per_sm = 2048 / threads;
+  /// element for fp32 boxes; H100: 228 KiB an SM, 1 KiB reserved a block; box_blocks_per_sm). Blocks loop over
+  /// boxes, so the offset tables are built once per block, not per box. (6 fixed blocks an SM for 4096-element
+  /// boxes of 56 KiB did not fit: fp32 4x51 tiles' boxes of 1428 elements ran 0.747 with 6, 0.682 with 4.)
   static constexpr int smem_per_sm = 228 * 1024;
+  /// box_kernel's smaller block (box_threads).
+  static constexpr int small_threads = 128;
 };
+
+/// Blocks of `threads` threads an SM holds for a box of `smem` bytes of shared memory.
+inline int box_blocks_per_sm(int threads, int smem) {
+  return std::max(1, std::min(2048 / threads, box_policy::smem_per_sm / (smem + 1024)));
+}
+
+/// box_kernel's block size. A single-stage block (loads narrower than 16 bytes) has one box in flight, so the
+/// bytes an SM has in flight are its blocks times a box: where 256-thread blocks are limited by the SM's 2048
+/// threads rather than by shared memory, 128-thread blocks hold more boxes. H100, same call, 256 -> 128 threads
+/// for every box: fp16 7x3x2x218x41x7x2x51 (boxes of 1428 x 2 B, 17 KiB: 8 -> 12 blocks an SM, 4-byte loads)
+/// 0.637 -> 0.768 of memcpy; where shared memory limits the blocks it lost (fp16 3x736x7x3x214x3x3x3, 35 KiB, 6
+/// blocks either way: 0.637 -> 0.551; fp32 r8 n27 0.82 -> 0.72, two-stage), and so did small problems of a few
+/// boxes an SM (nd_small rows 5-12 %). Hence: single-stage, more blocks with 128 threads, and at least 4 rounds
+/// of boxes for them.
+inline int box_threads(int load_bytes, int smem, long long boxes, int sm_count) {
+  const int big = box_blocks_per_sm(box_policy::threads, smem), small = box_blocks_per_sm(box_policy::small_threads, smem);
+  const bool more_boxes = small > big && boxes >= 4LL * small * std::max(sm_count, 1);
+  return load_bytes < 16 && more_boxes ? box_policy::small_threads : box_policy::threads;
+}
 
 /// box16 (1- and 2-byte units): boxes staged together by a block, at most this many, and the shared memory
 /// a block may then take.
