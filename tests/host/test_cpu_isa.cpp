@@ -90,7 +90,7 @@ std::string level_name(const ::testing::TestParamInfo<cpu_isa>& info) { return x
 TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
   const auto& kernels = xpose::detail::kernels_for(GetParam());
   std::mt19937_64 rng(xpose::test::test_seed(default_seed));
-  for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20}) {
+  for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20, 28, 36, 40}) {
     const int lg = u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : u == 8 ? 3 : u == 16 ? 4 : -1;
     const std::int64_t word = u % 16 == 0 ? 16 : u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
     const xpose::detail::tile_kernel k = lg >= 0 && kernels.pow2[lg].tile != nullptr ? kernels.pow2[lg]
