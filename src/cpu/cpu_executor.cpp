@@ -1,7 +1,6 @@
 // CPU executor entry point: picks the macro-kernel for the plan's algorithm.
 #include "cpu/cpu_executor.hpp"
 
-#include "cpu/cpu_features.hpp"
 #include "cpu/macrokernels.hpp"
 #include "plan/planner.hpp"
 
@@ -17,7 +16,7 @@ status cpu_execute(const plan_geometry& g, const void* in, void* out, int thread
     // short into one contiguous input side; otherwise it blocks the fastest axis of each side and walks the
     // others as batch axes (same byte map).
     case algorithm::transpose2d:
-      if (cpu_box_mode() == box_mode::automatic && cpu_box(g, in, out, threads)) return status::ok();
+      if (cpu_box(g, in, out, threads)) return status::ok();
       if (!cpu_transpose2d_merged_cols(g, in, out, threads)) cpu_transpose2d(flatten_sides(g), in, out, threads);
       return status::ok();
   }

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cpu/batch_cursor.hpp"
+#include "cpu/copy_bytes.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
@@ -66,25 +67,32 @@ class box_cursor {
 
 // A box's tables, in bytes from the box's first input / output element. Built once per call: V entries of a
 // few additions each (perf, 2400-unit boxes: about a quarter of a 672 KB problem's 250 us, nothing on the
-// suite's 64 MiB ones; a cache across calls would serve small problems).
+// suite's 64 MiB ones; a cache across calls would serve small problems). The storage is the calling thread's,
+// grown on first use and kept, so an execution allocates nothing once warm; the workers only read it.
 struct box_tables {
-  std::vector<std::int32_t> src;      // input offset of the o-th element in output order
-  std::vector<std::int32_t> out_run;  // output offset of each output run (out_run elements contiguous)
-  std::vector<std::int32_t> in_run;   // input offset of each input run (for the prefetch)
+  std::vector<std::int32_t> storage;
+  const std::int32_t* src = nullptr;      // input offset of the o-th element in output order (V entries)
+  const std::int32_t* out_run = nullptr;  // output offset of each output run (out_run elements contiguous)
+  const std::int32_t* in_run = nullptr;   // input offset of each input run (for the prefetch)
+  std::int64_t out_runs = 0, in_runs = 0;
 };
 
-box_tables make_tables(const box_plan& b) {
-  box_tables t;
+void make_tables(const box_plan& b, box_tables& t) {
   const std::int64_t V = b.volume;
-  t.src.resize(static_cast<std::size_t>(V));
-  t.out_run.resize(static_cast<std::size_t>(V / b.out_run));
-  t.in_run.resize(static_cast<std::size_t>(V / b.in_run));
+  t.out_runs = V / b.out_run;
+  t.in_runs = V / b.in_run;
+  if (static_cast<std::int64_t>(t.storage.size()) < V + t.out_runs + t.in_runs)
+    t.storage.resize(static_cast<std::size_t>(V + t.out_runs + t.in_runs));
+  std::int32_t* src = t.storage.data();
+  std::int32_t* out_run = src + V;
+  std::int32_t* in_run = out_run + t.out_runs;
+  t.src = src, t.out_run = out_run, t.in_run = in_run;
   // Output order: digits over out_order (fastest first), odometer-style.
   std::array<std::int64_t, 2 * max_canonical_rank> d{};
   std::int64_t in_off = 0, out_off = 0;
   for (std::int64_t o = 0; o < V; ++o) {
-    t.src[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(in_off);
-    if (o % b.out_run == 0) t.out_run[static_cast<std::size_t>(o / b.out_run)] = static_cast<std::int32_t>(out_off);
+    src[o] = static_cast<std::int32_t>(in_off);
+    if (o % b.out_run == 0) out_run[o / b.out_run] = static_cast<std::int32_t>(out_off);
     for (int j = 0; j < b.rank; ++j) {
       const box_axis& a = b.axis[b.out_order[j]];
       in_off += a.in_stride;
@@ -99,7 +107,7 @@ box_tables make_tables(const box_plan& b) {
   d = {};
   in_off = 0;
   for (std::int64_t i = 0; i < V; ++i) {
-    if (i % b.in_run == 0) t.in_run[static_cast<std::size_t>(i / b.in_run)] = static_cast<std::int32_t>(in_off);
+    if (i % b.in_run == 0) in_run[i / b.in_run] = static_cast<std::int32_t>(in_off);
     for (int k = 0; k < b.rank; ++k) {
       in_off += b.axis[k].in_stride;
       if (++d[k] < b.axis[k].extent) break;
@@ -107,7 +115,6 @@ box_tables make_tables(const box_plan& b) {
       d[k] = 0;
     }
   }
-  return t;
 }
 
 // Elements [o, o + n) of the box in output order, U bytes each, packed into dst: a load and a store each.
@@ -171,30 +178,19 @@ struct prefetch_walk {
   }
 };
 
-// One output run of `n` bytes at dst from src: whole lines streamed, the partial lines at its ends stored.
-inline void write_run(unsigned char* dst, const unsigned char* src, std::int64_t n, bool stream, const isa_kernels& isa) {
-  if (!stream || n < line) {
-    std::memcpy(dst, src, static_cast<std::size_t>(n));
-    return;
-  }
-  const auto a = reinterpret_cast<std::uintptr_t>(dst);
-  const std::int64_t head = static_cast<std::int64_t>(((a + line - 1) & ~std::uintptr_t{line - 1}) - a);
-  const std::int64_t lines = (n - head) / line;
-  if (head > 0) std::memcpy(dst, src, static_cast<std::size_t>(head));
-  if (lines > 0) isa.stream_lines(dst + head, src + head, lines);
-  const std::int64_t done = head + lines * line;
-  if (done < n) std::memcpy(dst + done, src + done, static_cast<std::size_t>(n - done));
-}
-
 void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, int threads, bool stream,
                const isa_kernels& isa) {
   const gather_fn gather_box = gather_for(b.unit_bytes);
   std::int64_t boxes = 1;
   for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
   if (boxes == 0 || b.volume == 0) return;
-  const box_tables t = make_tables(b);
+  // The calling thread's tables, named by a reference: the workers must read this thread's instance, and a
+  // thread_local named inside the lambda would be each worker's own.
+  thread_local box_tables callers_tables;
+  box_tables& t = callers_tables;
+  make_tables(b, t);
   const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
-  const auto out_runs = static_cast<std::int64_t>(t.out_run.size()), in_runs = static_cast<std::int64_t>(t.in_run.size());
+  const std::int64_t out_runs = t.out_runs, in_runs = t.in_runs;
   const int nt = resolve_threads(threads, boxes * b.volume * unit, boxes);
   // The gather in pieces of `piece` elements (4 lines of output), the next box's prefetch spread over them.
   const std::int64_t piece = std::max<std::int64_t>(64, 4 * line / unit);
@@ -206,16 +202,16 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
     next.next();
     prefetch_walk pf;
     for (std::int64_t box = begin; box < end; ++box) {
-      if (box + 1 < end) pf.start(in + next.in(), t.in_run.data(), in_runs, in_run_bytes);
+      if (box + 1 < end) pf.start(in + next.in(), t.in_run, in_runs, in_run_bytes);
       else pf.start(nullptr, nullptr, 0, 0);
       const unsigned char* box_in = in + c.in();
       for (std::int64_t o = 0; o < b.volume; o += piece) {
-        gather_box(stage + o * unit, box_in, t.src.data() + o, std::min(piece, b.volume - o));
+        gather_box(stage + o * unit, box_in, t.src + o, std::min(piece, b.volume - o));
         pf.some(pf_lines);
       }
       unsigned char* box_out = out + c.out();
       for (std::int64_t r = 0; r < out_runs; ++r)
-        write_run(box_out + t.out_run[static_cast<std::size_t>(r)], stage + r * run_bytes, run_bytes, stream, isa);
+        stream_bytes(box_out + t.out_run[r], stage + r * run_bytes, run_bytes, stream, isa);
       c.next();
       next.next();
     }
@@ -251,7 +247,7 @@ bool plane_runs_short(const plan_geometry& g) {
 }  // namespace
 
 bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
-  return g.algo == algorithm::transpose2d && g.row_rank >= 1 && g.col_rank >= 1 && plane_runs_short(g) &&
+  return cpu_box_mode() == box_mode::automatic && g.algo == algorithm::transpose2d && g.row_rank >= 1 && g.col_rank >= 1 && plane_runs_short(g) &&
          make_cpu_box(g, b) && gather_for(b.unit_bytes) != nullptr && b.volume * b.unit_bytes <= cpu_box_max_bytes;
 }
 
@@ -263,7 +259,7 @@ bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads)
   const isa_kernels& isa = kernels_for(active_cpu_isa());
   const std::int64_t bytes = g.batch_count() * g.rows * g.cols * g.elem_words * g.word_bytes;
   // Large outputs stream their runs' whole lines (use_streaming's 4-line minimum is for plane rows, which
-  // share lines with their neighbours; a run's partial lines are stored plainly by write_run anyway).
+  // share lines with their neighbours; a run's partial lines are stored plainly by stream_bytes anyway).
   const bool stream = isa.stream_lines != nullptr &&
                       use_streaming(bytes, std::max<std::int64_t>(b.out_run * b.unit_bytes, 4 * line), host_caches());
   run_boxes(b, in, out, threads, stream, isa);

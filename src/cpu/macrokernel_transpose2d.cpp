@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "cpu/batch_cursor.hpp"
+#include "cpu/copy_bytes.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
@@ -121,27 +122,8 @@ struct row_merge {
         prefetch_run(src + ahead.off, bytes);
         step(ahead);
       }
-      copy_run(dst + i * dst_rs, src + c.off, bytes);
+      copy_short(dst + i * dst_rs, src + c.off, bytes);
       step(c);
-    }
-  }
-
-  // A run of `n` bytes: runs under 64 bytes (a few units of a short fastest column axis) as fixed-size,
-  // possibly overlapping moves the compiler inlines, instead of a library call each.
-  static void copy_run(unsigned char* d, const unsigned char* s, std::int64_t n) {
-    if (n >= 64) {
-      std::memcpy(d, s, static_cast<std::size_t>(n));
-    } else if (n >= 16) {
-      for (std::int64_t i = 0; i + 16 < n; i += 16) std::memcpy(d + i, s + i, 16);
-      std::memcpy(d + n - 16, s + n - 16, 16);
-    } else if (n >= 8) {
-      std::memcpy(d, s, 8);
-      std::memcpy(d + n - 8, s + n - 8, 8);
-    } else if (n >= 4) {
-      std::memcpy(d, s, 4);
-      std::memcpy(d + n - 4, s + n - 4, 4);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) d[i] = s[i];
     }
   }
 
@@ -258,21 +240,9 @@ inline void write_owned(unsigned char* row, std::int64_t r0, std::int64_t nr, co
                         const unsigned char* src, const isa_kernels& isa) {
   const auto a = reinterpret_cast<std::uintptr_t>(row);
   const owned_range o = owned(a, r0, nr, p);
-  std::uintptr_t lo = o.lo;
-  src += static_cast<std::int64_t>(o.lo - a) - r0 * p.unit;
-  const std::uintptr_t head_end = std::min(align_up(lo), o.hi);  // past lo only on the plane's first line
-  if (head_end > lo) {
-    std::memcpy(row + (lo - a), src, head_end - lo);
-    src += head_end - lo;
-    lo = head_end;
-  }
-  const std::int64_t lines = static_cast<std::int64_t>(o.hi - lo) / line;
-  if (lines > 0) {
-    isa.stream_lines(row + (lo - a), src, lines);
-    src += lines * line;
-    lo += static_cast<std::uintptr_t>(lines * line);
-  }
-  if (o.hi > lo) std::memcpy(row + (lo - a), src, o.hi - lo);  // the plane's last partial line
+  // Only the plane's first and last lines are partial: an owned range starts and ends on lines otherwise.
+  stream_bytes(row + (o.lo - a), src + static_cast<std::int64_t>(o.lo - a) - r0 * p.unit,
+               static_cast<std::int64_t>(o.hi - o.lo), true, isa);
 }
 
 // Input rows past a tile's own that its owned output lines may need: up to one line of units.

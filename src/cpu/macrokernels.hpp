@@ -23,7 +23,7 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in, void* o
 /// make_cpu_box). Returns false (nothing done) where no box beats the plane paths.
 bool cpu_box(const plan_geometry& g, const void* in, void* out, int threads);
 
-/// The box cpu_box moves `g` in: true and `b` filled where it takes boxes.
+/// The box cpu_box moves `g` in: true and `b` filled where it takes boxes (never under box_mode::never).
 bool cpu_box_plan(const plan_geometry& g, box_plan& b);
 
 /// algorithm::transpose2d on a packed batch of small planes (plane geometry, no compound side): the whole

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <utility>
 
+#include "cpu/copy_bytes.hpp"
+
 namespace xpose::detail {
 
 /// A unit of N bytes for the sizes without a matching integer type (3-byte RGB pixels, 12-byte xyz
@@ -148,8 +150,8 @@ inline void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned
 
 /// Transposes an nr x nc tile of units of `words` words of type W (any unit size without a compile-time
 /// kernel): a unit is copied word by word, which beats a memcpy call per unit for the short units the
-/// planner produces (<= 64 bytes); units of 16 bytes or more as 16-byte moves, the last one overlapping the
-/// one before it (28-byte units: 2 moves instead of 7; dev VM, 725 x 3305 of 28 bytes, 2 threads: see
+/// planner produces (<= 64 bytes); units of 16 bytes or more by copy_short, 16-byte moves, the last one
+/// overlapping the one before it (28-byte units: 2 moves instead of 7; dev VM, 725 x 3305 of 28 bytes, 2 threads: see
 /// docs/perf-notes.md).
 template <class W>
 inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
@@ -160,12 +162,7 @@ inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, un
     for (std::int64_t c = 0; c < nc; ++c) {
       const unsigned char* src = in + c * u;
       unsigned char* dst = out + c * out_rs;
-      for (std::int64_t r = 0; r < nr; ++r) {
-        const unsigned char* s = src + r * in_rs;
-        unsigned char* d = dst + r * u;
-        for (std::int64_t k = 0; k + 16 < u; k += 16) std::memcpy(d + k, s + k, 16);
-        std::memcpy(d + u - 16, s + u - 16, 16);
-      }
+      for (std::int64_t r = 0; r < nr; ++r) copy_short(dst + r * u, src + r * in_rs, u);
     }
     return;
   }
