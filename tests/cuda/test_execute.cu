@@ -167,6 +167,21 @@ TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {
   check(problem{{16, 1024, 56, 56}, {0, 2, 3, 1}, 1, {}, {}}, 0, 8);
 }
 
+TEST(Transpose2d, ByteTilesStagedByTheCopyEngine) {
+  // 1-byte problems of >= 48 MiB with 16-byte aligned input rows and 8-byte aligned output rows take bulk8
+  // (sm_90 tensor copies, kernels/bulk8.cuh): partial tiles on both sides (8200 = 32 x 256 + 8 rows, 6160 =
+  // 48 x 128 + 16 bytes), an output shifted by 8 bytes, tile rows first (rows <= 8192), a batch with partial
+  // tiles, pitched input and output views; the tensor copy's zero fill past the matrix must never reach the
+  // output (the whole output allocation is compared).
+  check(problem{{8200, 6160}, {1, 0}, 1, {}, {}}, 0, 8);
+  check(problem{{8000, 6304}, {1, 0}, 1, {}, {}}, 16, 0);
+  check(problem{{3, 4104, 5008}, {0, 2, 1}, 1, {}, {}}, 32, 8);
+  check(problem{{8000, 6300}, {1, 0}, 1, {6400, 1}, {8008, 1}}, 0, 0);
+  // Tiles in two panels of tile rows (133 = 67 + 66, bulk8_panel_rows) and columns first (65536 x 1024).
+  check(problem{{34000, 4240}, {1, 0}, 1, {}, {}}, 0, 0);
+  check(problem{{65536, 1024}, {1, 0}, 1, {}, {}}, 0, 0);
+}
+
 TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
   // Misaligned single 1-byte matrices of >= 48 MiB whose output is not 16-byte aligned take shift8 with the
   // same 256 x 128-byte tiles when rows >= cols or the rows need more than half an SM's worth of 256-thread
@@ -936,8 +951,15 @@ __global__ void count_wrong(const unsigned char* out, std::uint64_t rows, std::u
   if (local) atomicAdd(wrong, local);
 }
 
-TEST(Large, MoreThan2Pow31ElementsTransposeCorrectly) {
-  const std::uint64_t rows = 46349, cols = 46351;  // primes; 2.148e9 elements > 2^31
+class Large2d : public ::testing::TestWithParam<std::pair<std::uint64_t, std::uint64_t>> {};
+
+// Primes (shift8 / shift16) and 16-byte multiples (bulk8's tensor copies): > 2^31 elements each.
+INSTANTIATE_TEST_SUITE_P(Large, Large2d,
+                         ::testing::Values(std::pair<std::uint64_t, std::uint64_t>{46349, 46351},
+                                           std::pair<std::uint64_t, std::uint64_t>{46352, 46336}));
+
+TEST_P(Large2d, MoreThan2Pow31ElementsTransposeCorrectly) {
+  const auto [rows, cols] = GetParam();
   ASSERT_GT(rows * cols, std::uint64_t{1} << 31);
   size_t free_b = 0, total_b = 0;
   CUDA_OK(cudaMemGetInfo(&free_b, &total_b));

@@ -38,6 +38,8 @@ status current_device(device_info& out) {
   if (cudaError_t e = cudaDeviceGetAttribute(&info.smem_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev);
       e != cudaSuccess)
     return cuda_failure(e, "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+  if (cudaError_t e = cudaDeviceGetAttribute(&info.cc_major, cudaDevAttrComputeCapabilityMajor, dev); e != cudaSuccess)
+    return cuda_failure(e, "cudaDeviceGetAttribute(ComputeCapabilityMajor)");
   if (dev < max_devices) {
     std::lock_guard<std::mutex> lock(mutex);
     cache[dev] = info;

@@ -17,6 +17,7 @@ struct device_info {
   int ordinal = 0;
   int sm_count = 0;
   int smem_optin = 0;  ///< shared memory a block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin)
+  int cc_major = 0;    ///< compute capability (9: Hopper's tensor copies)
 };
 
 /// The current device's facts (thread-safe, cached).
@@ -113,5 +114,12 @@ bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count; out_aligned16: the output's base, pitch and
 /// batch strides are 16-byte multiples.
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
+
+/// bulk8 (dispatch/bulk8.cu): plain 2-D (or singly batched) transposes of 1-byte units whose input the copy
+/// engine stages (sm_90 and later; input 16-byte aligned, output 8-byte aligned). Returns false, launching
+/// nothing, when the problem or the device does not qualify; otherwise `launched` holds the launch's status.
+/// p: transpose2d parameters with tiles_total = the batch count.
+bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool compound, cudaStream_t stream,
+                      status& launched);
 
 }  // namespace xpose::detail

@@ -39,6 +39,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
+#include "cuda/tuning/bulk8.hpp"
 #include "cuda/tuning/pixel48.hpp"
 #include "cuda/tuning/skinny16.hpp"
 #include "plan/box.hpp"
@@ -686,6 +687,11 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     if (align % 8 == 0) {
       // 512-thread tiles (256 x 128 bytes) on problems of at least the L2's size; smaller ones keep twice as
       // many 256-thread tiles (see transpose2d_tile8_wide_policy).
+      // Large ones whose input the copy engine can stage (16-byte aligned rows, sm_90): bulk8, vec8 with each
+      // tile's loads one tensor copy (tuning/bulk8.hpp).
+      if (status launched; g.rows * g.cols * g.batch_count() >= bulk8_min_bytes &&
+                           try_launch_bulk8(p, dev, compound, stream, launched))
+        return launched;
       if (g.rows * g.cols * g.batch_count() >= vec8_wide_min_bytes)
         return launch_tiles8<1, false, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
       return launch_tiles8<1, false>(p, compound, stream);

@@ -1,0 +1,48 @@
+// Tuning of the bulk8 family (kernels/bulk8.cuh, dispatch/bulk8.cu): vec8's 2-D byte transposes with each
+// tile's input brought in by the copy engine (a 2-D / 3-D tensor map, `cp.async.bulk.tensor`, sm_90).
+#pragma once
+
+#include <cstdint>
+
+namespace xpose::detail {
+
+struct bulk8_policy {
+  /// Micro-tiles (8 rows x 8 bytes, one a thread) down a tile and across it: 256 input rows x 128 bytes, 32 KiB
+  /// staged, output runs of 256 bytes, 512 threads. H100, same call, tiles rows first, ratio to memcpy of u8
+  /// 8192^2 / 16384^2 / 32768 x 4096 / 10000^2: 256 x 128 bytes 0.951 / 0.959 / 0.954 / 0.947; 256 x 256 (512
+  /// threads, two micro-tiles each) 0.948 / 0.962 / 0.954 / 0.897; the same with 1024 threads 0.920 / 0.954 /
+  /// 0.936 / 0.887; 256 x 128 with 256 threads (4 blocks an SM) 0.946 / 0.947 / 0.958 / 0.890; 128 x 256 0.951 /
+  /// 0.957 / 0.950 / 0.820. 128-byte or no L2 promotion of the tensor copies: 1-3 % slower.
+  static constexpr int mr = 32, mc = 16;
+  static constexpr int threads = mr * mc;
+  static constexpr int tile_rows = 8 * mr, tile_bytes = 8 * mc;
+  /// 2 blocks an SM (ptxas gives the kernel ~54 registers); 3 (40 registers) measured no better, 4 (32
+  /// registers, spilling) 15-20 % slower.
+  static constexpr int min_blocks = 2;
+};
+
+/// Tile order: panels of this many tile rows (bulk8_params), for a matrix of tiles_r x tiles_c tiles and
+/// `resident` blocks on the device at once.
+///  - Columns fastest (1) while the resident blocks, moving along c, still write >= 2 KiB of each output row
+///    before leaving it (tiles_c <= resident / 8): long input rows read whole.
+///  - Otherwise tiles along r fastest, in panels of at most resident / 2 tile rows (balanced): the resident blocks
+///    write whole output rows (within a panel) and read >= 256 bytes of each input row, the two 128-byte strips
+///    of its 256-byte L2 promotion. Without the cap, the strip beside one is read a whole matrix column later.
+/// H100, same call, 256 x 128-byte tiles, ratio to memcpy for columns fastest / rows fastest (one panel):
+/// u8 10000^2 0.834 / 0.949, 9000 x 9008 0.771 / 0.956, 15000 x 15008 0.736 / 0.871, 16384^2 0.945 / 0.958,
+/// 8192^2 0.954 / 0.949, 4096 x 32768 0.949 / 0.949; 32768 x 4096 0.958 / 0.951, 20000 x 4000 0.977 / 0.954,
+/// 65536 x 1024 0.945 / 0.882, 1048576 x 512 0.960 / 0.774 (columns first there: tiles_c <= 33). Panels that
+/// leave a short last one lose (10000^2 in panels of 32: 0.898), hence the balancing.
+inline std::int64_t bulk8_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c, std::int64_t resident) {
+  constexpr std::int64_t write_run_tiles = 8;  // 8 x 256 bytes of an output row
+  if (tiles_c * write_run_tiles <= resident) return 1;
+  const std::int64_t max_rows = resident / 2 > 1 ? resident / 2 : 1;
+  const std::int64_t panels = (tiles_r + max_rows - 1) / max_rows;
+  return (tiles_r + panels - 1) / panels;
+}
+
+/// bulk8 takes 8-byte aligned byte problems of at least this size whose input rows the copy engine can address
+/// (16-byte aligned base, pitch and batch stride): where vec8's 512-thread tiles ran (vec8_wide_min_bytes).
+inline constexpr std::int64_t bulk8_min_bytes = std::int64_t{48} << 20;
+
+}  // namespace xpose::detail
