@@ -843,11 +843,12 @@ TEST(Execute, IsCapturableInACudaGraph) {
 TEST(Execute, OnePlanFromEightHostThreadsOnEightStreamsAndGraphReplays) {
   // Plans are immutable and hold no data pointers: one plan, 8 host threads, each with its own buffers and
   // non-blocking stream, executing it 5 times directly and 3 times through a captured graph, each result
-  // checked by the device oracle. Kernel variants differ per problem, so three plans take turns.
+  // checked by the device oracle. Kernel variants differ per problem, so four plans take turns.
   const std::vector<problem> problems = {
       problem{{37, 129, 67}, {2, 0, 1}, 4, {}, {}},  // compound N-d tiles
       problem{{3, 20011}, {1, 0}, 1, {}, {}},         // skinny16
       problem{{301, 97}, {1, 0}, 3, {}, {}},          // pixel48
+      problem{{7000, 8000}, {1, 0}, 1, {}, {}},       // bulk8: a tensor map encoded per call, in the graph
   };
   for (const problem& p : problems) {
     SCOPED_TRACE(::testing::Message() << "problem: " << p);
