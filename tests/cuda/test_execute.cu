@@ -169,7 +169,7 @@ TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {
 
 TEST(Transpose2d, ByteTilesStagedByTheCopyEngine) {
   // 1-byte problems of >= 48 MiB with 16-byte aligned input rows and 8-byte aligned output rows take bulk8
-  // (sm_90 tensor copies, kernels/bulk8.cuh): partial tiles on both sides (8200 = 32 x 256 + 8 rows, 6160 =
+  // (sm_90 tensor copies, kernels/bulk.cuh): partial tiles on both sides (8200 = 32 x 256 + 8 rows, 6160 =
   // 48 x 128 + 16 bytes), an output shifted by 8 bytes, tile rows first (rows <= 8192), a batch with partial
   // tiles, pitched input and output views; the tensor copy's zero fill past the matrix must never reach the
   // output (the whole output allocation is compared).
@@ -177,9 +177,21 @@ TEST(Transpose2d, ByteTilesStagedByTheCopyEngine) {
   check(problem{{8000, 6304}, {1, 0}, 1, {}, {}}, 16, 0);
   check(problem{{3, 4104, 5008}, {0, 2, 1}, 1, {}, {}}, 32, 8);
   check(problem{{8000, 6300}, {1, 0}, 1, {6400, 1}, {8008, 1}}, 0, 0);
-  // Tiles in two panels of tile rows (133 = 67 + 66, bulk8_panel_rows) and columns first (65536 x 1024).
+  // Tiles in two panels of tile rows (133 = 67 + 66, bulk_panel_rows) and columns first (65536 x 1024).
   check(problem{{34000, 4240}, {1, 0}, 1, {}, {}}, 0, 0);
   check(problem{{65536, 1024}, {1, 0}, 1, {}, {}}, 0, 0);
+}
+
+TEST(Transpose2d, HalfWordAndDoubleTilesStagedByTheCopyEngine) {
+  // 2-, 4- and 8-byte problems of >= 48 MiB with 16-byte aligned rows take bulk16 (vec16's tiles staged by one
+  // tensor copy, kernels/bulk.cuh): partial tiles on both sides, a last chunk of fewer than V units (5003 rows
+  // of fp16 into a pitched output), a batch, pitched input and output views, shifted pointers.
+  check(problem{{4100, 3076}, {1, 0}, 4, {}, {}}, 16, 32);
+  check(problem{{5000, 5008}, {1, 0}, 2, {}, {}});
+  check(problem{{5003, 5008}, {1, 0}, 2, {}, {5008, 1}});
+  check(problem{{2600, 2504}, {1, 0}, 8, {}, {}}, 0, 16);
+  check(problem{{3, 2052, 2056}, {0, 2, 1}, 4, {}, {}});
+  check(problem{{4000, 3200}, {1, 0}, 4, {3300, 1}, {4004, 1}});
 }
 
 TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
@@ -843,12 +855,13 @@ TEST(Execute, IsCapturableInACudaGraph) {
 TEST(Execute, OnePlanFromEightHostThreadsOnEightStreamsAndGraphReplays) {
   // Plans are immutable and hold no data pointers: one plan, 8 host threads, each with its own buffers and
   // non-blocking stream, executing it 5 times directly and 3 times through a captured graph, each result
-  // checked by the device oracle. Kernel variants differ per problem, so four plans take turns.
+  // checked by the device oracle. Kernel variants differ per problem, so five plans take turns.
   const std::vector<problem> problems = {
       problem{{37, 129, 67}, {2, 0, 1}, 4, {}, {}},  // compound N-d tiles
       problem{{3, 20011}, {1, 0}, 1, {}, {}},         // skinny16
       problem{{301, 97}, {1, 0}, 3, {}, {}},          // pixel48
       problem{{7000, 8000}, {1, 0}, 1, {}, {}},       // bulk8: a tensor map encoded per call, in the graph
+      problem{{3000, 4400}, {1, 0}, 4, {}, {}},       // bulk16
   };
   for (const problem& p : problems) {
     SCOPED_TRACE(::testing::Message() << "problem: " << p);

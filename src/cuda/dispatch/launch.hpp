@@ -115,11 +115,14 @@ bool pixel48_applies(std::int64_t unit_bytes);
 /// batch strides are 16-byte multiples.
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
 
-/// bulk8 (dispatch/bulk8.cu): plain 2-D (or singly batched) transposes of 1-byte units whose input the copy
-/// engine stages (sm_90 and later; input 16-byte aligned, output 8-byte aligned). Returns false, launching
-/// nothing, when the problem or the device does not qualify; otherwise `launched` holds the launch's status.
+/// bulk (dispatch/bulk.cu): plain 2-D (or singly batched) transposes whose input tiles the copy engine stages
+/// (sm_90 and later; input 16-byte aligned). bulk8: 1-byte units, output 8-byte aligned; bulk16: 2-, 4- and
+/// 8-byte units, output 16-byte aligned. Each returns false, launching nothing, when the problem or the device
+/// does not qualify; otherwise `launched` holds the launch's status.
 /// p: transpose2d parameters with tiles_total = the batch count.
 bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool compound, cudaStream_t stream,
                       status& launched);
+bool try_launch_bulk16(const transpose2d_params& p, std::int64_t unit_bytes, const device_info& dev, bool compound,
+                       cudaStream_t stream, status& launched);
 
 }  // namespace xpose::detail

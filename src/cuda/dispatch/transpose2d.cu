@@ -39,7 +39,7 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/transpose2d.cuh"
-#include "cuda/tuning/bulk8.hpp"
+#include "cuda/tuning/bulk.hpp"
 #include "cuda/tuning/pixel48.hpp"
 #include "cuda/tuning/skinny16.hpp"
 #include "plan/box.hpp"
@@ -688,8 +688,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       // 512-thread tiles (256 x 128 bytes) on problems of at least the L2's size; smaller ones keep twice as
       // many 256-thread tiles (see transpose2d_tile8_wide_policy).
       // Large ones whose input the copy engine can stage (16-byte aligned rows, sm_90): bulk8, vec8 with each
-      // tile's loads one tensor copy (tuning/bulk8.hpp).
-      if (status launched; g.rows * g.cols * g.batch_count() >= bulk8_min_bytes &&
+      // tile's loads one tensor copy (tuning/bulk.hpp).
+      if (status launched; g.rows * g.cols * g.batch_count() >= bulk_min_bytes &&
                            try_launch_bulk8(p, dev, compound, stream, launched))
         return launched;
       if (g.rows * g.cols * g.batch_count() >= vec8_wide_min_bytes)
@@ -737,6 +737,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     if (!few_tiles16 && !out_aligned16 && shift8_rows)
       return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
   }
+  // Large aligned problems of 2-, 4- and 8-byte units whose vec16 tiles are mostly full: bulk16, the same tiles
+  // each staged by one tensor copy, in panel order (tuning/bulk.hpp).
+  constexpr double bulk16_min_fill = 0.8;
+  if (status launched; align % 16 == 0 && g.rows * g.cols * unit * g.batch_count() >= bulk_min_bytes &&
+                       vec16_tiles_fill(g.rows, g.cols, unit) >= bulk16_min_fill &&
+                       !tiles16_short(p.rows, p.cols, unit, false, compound) &&
+                       try_launch_bulk16(p, unit, dev, compound, stream, launched))
+    return launched;
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):

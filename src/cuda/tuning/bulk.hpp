@@ -1,5 +1,6 @@
-// Tuning of the bulk8 family (kernels/bulk8.cuh, dispatch/bulk8.cu): vec8's 2-D byte transposes with each
-// tile's input brought in by the copy engine (a 2-D / 3-D tensor map, `cp.async.bulk.tensor`, sm_90).
+// Tuning of the bulk family (kernels/bulk.cuh, dispatch/bulk.cu): vec8's byte tiles (bulk8) and vec16's tiles of
+// 2-, 4- and 8-byte units (bulk16) with each tile's input brought in by the copy engine (a 3-D tensor map,
+// `cp.async.bulk.tensor`, sm_90), tiles in panel order.
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,21 @@ struct bulk8_policy {
   static constexpr int min_blocks = 2;
 };
 
-/// Tile order: panels of this many tile rows (bulk8_params), for a matrix of tiles_r x tiles_c tiles and
+/// bulk16<U>: vec16's tile shapes (transpose2d_vec16_policy<U>: 128 x 128 fp16, 64 x 64 fp32, 32 x 64 fp64
+/// units), staged whole. H100, same call, vec16 -> bulk16 (benchmarks/results/h100-bulk16-vs-vec16.txt): fp32
+/// 10000^2 0.924 -> 0.958, 12000^2 0.929 -> 0.954, 15000 x 15008 0.923 -> 0.939, 12000 x 6000 0.941 -> 0.962,
+/// fp16 10000^2 0.938 -> 0.955, fp64 7000 x 9000 0.930 -> 0.954, fp32 8192^2 pitched in and out 0.924 -> 0.956;
+/// powers of two within 1 % (the worst fp16 8192^2 0.972 -> 0.963). In standalone runs the staging alone
+/// (columns first) was worth little (fp32 10000^2 0.932); the order needs it (vec16 in the same panel order
+/// gained only 0.5-1.5 %, docs/perf-notes.md).
+template <int UnitBytes>
+struct bulk16_policy {
+  /// Blocks an SM the build asks for: fp16's 32 KiB stages fit 3 (4 lost: 10000^2 0.951 -> 0.936), fp32 / fp64
+  /// 6 by shared memory and registers whatever the minimum.
+  static constexpr int min_blocks = 2;
+};
+
+/// Tile order: panels of this many tile rows (bulk_params), for a matrix of tiles_r x tiles_c tiles and
 /// `resident` blocks on the device at once.
 ///  - Columns fastest (1) while the resident blocks, moving along c, still write >= 2 KiB of each output row
 ///    before leaving it (tiles_c <= resident / 8): long input rows read whole.
@@ -33,7 +48,7 @@ struct bulk8_policy {
 /// 8192^2 0.954 / 0.949, 4096 x 32768 0.949 / 0.949; 32768 x 4096 0.958 / 0.951, 20000 x 4000 0.977 / 0.954,
 /// 65536 x 1024 0.945 / 0.882, 1048576 x 512 0.960 / 0.774 (columns first there: tiles_c <= 33). Panels that
 /// leave a short last one lose (10000^2 in panels of 32: 0.898), hence the balancing.
-inline std::int64_t bulk8_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c, std::int64_t resident) {
+inline std::int64_t bulk_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c, std::int64_t resident) {
   constexpr std::int64_t write_run_tiles = 8;  // 8 x 256 bytes of an output row
   if (tiles_c * write_run_tiles <= resident) return 1;
   const std::int64_t max_rows = resident / 2 > 1 ? resident / 2 : 1;
@@ -41,8 +56,9 @@ inline std::int64_t bulk8_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c,
   return (tiles_r + panels - 1) / panels;
 }
 
-/// bulk8 takes 8-byte aligned byte problems of at least this size whose input rows the copy engine can address
-/// (16-byte aligned base, pitch and batch stride): where vec8's 512-thread tiles ran (vec8_wide_min_bytes).
-inline constexpr std::int64_t bulk8_min_bytes = std::int64_t{48} << 20;
+/// The bulk kernels take problems of at least this size (the L2's; for bytes, where vec8's 512-thread tiles
+/// ran, vec8_wide_min_bytes) whose input rows the copy engine can address (16-byte aligned base, pitch and
+/// batch stride). Smaller ones were not measured with them.
+inline constexpr std::int64_t bulk_min_bytes = std::int64_t{48} << 20;
 
 }  // namespace xpose::detail

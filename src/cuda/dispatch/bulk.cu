@@ -1,0 +1,141 @@
+// bulk dispatch: the input's tensor map, the tile order and the launch of kernels/bulk.cuh (bulk8 for 1-byte
+// units, bulk16<U> for 2-, 4- and 8-byte ones), tuned by tuning/bulk.hpp. Called from launch_transpose2d
+// (dispatch/transpose2d.cu) for large aligned plain transposes.
+//
+// The tensor map is encoded on every call (the input pointer comes with the call; encoding is host work of a
+// few hundred nanoseconds, no driver round trip). The encoder is the driver's cuTensorMapEncodeTiled, reached
+// through the runtime's entry-point query so that xpose links no libcuda.
+
+#include <cudaTypedefs.h>
+
+#include <climits>
+
+#include "cuda/dispatch/launch.hpp"
+#include "cuda/kernels/bulk.cuh"
+
+namespace xpose::detail {
+
+namespace {
+
+PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* f = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      (void)cudaGetLastError();
+      return PFN_cuTensorMapEncodeTiled_v12000{nullptr};
+    }
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(f);
+  }();
+  return fn;
+}
+
+constexpr std::int64_t max_coordinate = INT_MAX;                     // tensor coordinates are signed 32-bit
+constexpr std::uint64_t max_tensor_stride = std::uint64_t{1} << 40;  // and strides below 2^40 bytes
+
+CUtensorMapDataType element_type(int unit_bytes) {
+  switch (unit_bytes) {
+    case 1: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    case 2: return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case 4: return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    default: return CU_TENSOR_MAP_DATA_TYPE_INT64;
+  }
+}
+
+/// Blocks of `kernel` resident on the device at once (the tile order's `resident`), read once per kernel.
+template <class Kernel>
+std::int64_t resident_blocks(Kernel kernel, int threads, const device_info& dev) {
+  static const int per_sm = [&] {
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess || n < 1) {
+      (void)cudaGetLastError();
+      n = 1;
+    }
+    return n;
+  }();
+  return std::int64_t{per_sm} * dev.sm_count;
+}
+
+/// Shared by both kernels: checks, tensor map, tile order, launch. TR x TCu: the tile (rows x units).
+template <int UnitBytes, int TR, int TCu, int OutAlign, class Kernel>
+bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const device_info& dev, bool compound,
+                cudaStream_t stream, status& launched, const char* what) {
+  if (dev.cc_major < 9 || compound || p.batch.rank > 1) return false;
+  const std::int64_t batch = p.batch.rank == 1 ? static_cast<std::int64_t>(p.batch.extent[0].divisor) : 1;
+  const std::int64_t in_batch_stride = p.batch.rank == 1 ? p.batch.in_stride[0] : p.in_ld * p.rows;
+  const std::int64_t out_batch_stride = p.batch.rank == 1 ? p.batch.out_stride[0] : 0;
+  if (p.rows > max_coordinate || p.cols > max_coordinate || batch > max_coordinate) return false;
+  // The copy engine reads 16-byte aligned rows; the stores are OutAlign-byte chunks.
+  if ((reinterpret_cast<std::uintptr_t>(p.in) | static_cast<std::uint64_t>(p.in_ld) |
+       static_cast<std::uint64_t>(in_batch_stride)) % 16 != 0 ||
+      (reinterpret_cast<std::uintptr_t>(p.out) | static_cast<std::uint64_t>(p.out_ld) |
+       static_cast<std::uint64_t>(out_batch_stride)) % OutAlign != 0)
+    return false;
+  if (static_cast<std::uint64_t>(p.in_ld) >= max_tensor_stride ||
+      static_cast<std::uint64_t>(in_batch_stride) >= max_tensor_stride || in_batch_stride <= 0)
+    return false;
+  const auto encode = tensor_map_encoder();
+  if (encode == nullptr) return false;
+
+  CUtensorMap map;
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(p.cols), static_cast<cuuint64_t>(p.rows),
+                              static_cast<cuuint64_t>(batch)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(p.in_ld), static_cast<cuuint64_t>(in_batch_stride)};
+  const cuuint32_t box[3] = {TCu, TR, 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  // Rows are read 256-byte L2 lines at a time (a bulk8 tile row is 128 bytes; the next tile reads the rest).
+  if (encode(&map, element_type(UnitBytes), 3, const_cast<unsigned char*>(p.in), dims, strides, box,
+             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return false;
+
+  bulk_params q{};
+  q.out = p.out;
+  q.rows = p.rows;
+  q.cols = p.cols;
+  q.out_ld = p.out_ld;
+  q.batch_out_stride = out_batch_stride;
+  const std::int64_t tr = (p.rows + TR - 1) / TR, tc = (p.cols + TCu - 1) / TCu;
+  const std::int64_t panel = bulk_panel_rows(tr, tc, resident_blocks(kernel, threads, dev));
+  const std::int64_t panels = (tr + panel - 1) / panel;
+  q.matrix_tiles = fast_divmod(static_cast<std::uint64_t>(tr * tc));
+  q.panel_tiles = fast_divmod(static_cast<std::uint64_t>(panel * tc));
+  q.panel_rows = fast_divmod(static_cast<std::uint64_t>(panel));
+  q.last_rows = fast_divmod(static_cast<std::uint64_t>(tr - (panels - 1) * panel));
+  q.last_panel = static_cast<std::uint64_t>(panels - 1);
+  q.tiles_total = tr * tc * batch;
+  const auto grid = static_cast<unsigned>(q.tiles_total < INT_MAX ? q.tiles_total : INT_MAX);
+  kernel<<<grid, threads, 0, stream>>>(map, q);
+  const cudaError_t e = cudaGetLastError();
+  launched = e == cudaSuccess ? status::ok() : cuda_failure(e, what);
+  return true;
+}
+
+}  // namespace
+
+bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool compound, cudaStream_t stream,
+                      status& launched) {
+  using P = bulk8_policy;
+  return try_launch<1, P::tile_rows, P::tile_bytes, 8>(transpose2d_bulk8_kernel<P>, P::threads, p, dev, compound,
+                                                        stream, launched, "transpose2d_bulk8 launch");
+}
+
+bool try_launch_bulk16(const transpose2d_params& p, std::int64_t unit_bytes, const device_info& dev, bool compound,
+                       cudaStream_t stream, status& launched) {
+  auto go = [&](auto unit) {
+    constexpr int U = decltype(unit)::value;
+    using S = vec16_shape<U>;
+    return try_launch<U, S::tile_rows, S::tile_cols, 16>(transpose2d_bulk16_kernel<U>, S::threads, p, dev, compound,
+                                                          stream, launched, "transpose2d_bulk16 launch");
+  };
+  switch (unit_bytes) {
+    case 2: return go(std::integral_constant<int, 2>{});
+    case 4: return go(std::integral_constant<int, 4>{});
+    case 8: return go(std::integral_constant<int, 8>{});
+    default: return false;
+  }
+}
+
+}  // namespace xpose::detail
