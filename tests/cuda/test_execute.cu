@@ -792,10 +792,10 @@ TEST(PermuteNd, ViewsWithoutAUnitStrideAxisAreGatheredElementByElement) {
   }
 }
 
-TEST(Large, NdPermutationOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
-  const problem p{{8, 3, 5, 17895698}, {3, 1, 0, 2}, 1, {}, {}};  // 2.147e9 one-byte elements, compound rows
-  const std::int64_t n = 8 * 3 * 5 * std::int64_t{17895698};
-  ASSERT_GT(n, std::int64_t{1} << 31);
+// Runs `p` (more than 2^31 elements) on the GPU and counts wrong output elements with the device oracle.
+void check_large_with_oracle(const problem& p) {
+  std::int64_t n = p.elem_bytes;
+  for (std::int64_t e : p.shape) n *= e;
   size_t free_b = 0, total_b = 0;
   CUDA_OK(cudaMemGetInfo(&free_b, &total_b));
   if (free_b < 2 * static_cast<std::size_t>(n) + (std::size_t{1} << 28)) GTEST_SKIP() << "not enough device memory";
@@ -814,6 +814,20 @@ TEST(Large, NdPermutationOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
   CUDA_OK(cudaMemcpy(&wrong, d_wrong, sizeof(wrong), cudaMemcpyDeviceToHost));
   cudaFree(d_wrong);
   EXPECT_EQ(wrong, 0u);
+}
+
+TEST(Large, NdPermutationOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
+  const problem p{{8, 3, 5, 17895698}, {3, 1, 0, 2}, 1, {}, {}};  // 2.147e9 one-byte elements, compound rows
+  ASSERT_GT(8 * 3 * 5 * std::int64_t{17895698}, std::int64_t{1} << 31);
+  check_large_with_oracle(p);
+}
+
+TEST(Large, FourByteTransposeOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
+  // 2.148e9 fp32 elements (8.6 GB each way) through bulk16's tensor copies: 64-bit offsets past 4 GiB, tensor
+  // coordinates still within 32 bits.
+  const problem p{{46352, 46336}, {1, 0}, 4, {}, {}};
+  ASSERT_GT(std::int64_t{46352} * 46336, std::int64_t{1} << 31);
+  check_large_with_oracle(p);
 }
 
 TEST(Execute, RunsOnANonDefaultStream) {

@@ -8,6 +8,7 @@
 
 #include <cudaTypedefs.h>
 
+#include <algorithm>
 #include <climits>
 
 #include "cuda/dispatch/launch.hpp"
@@ -44,18 +45,15 @@ CUtensorMapDataType element_type(int unit_bytes) {
   }
 }
 
-/// Blocks of `kernel` resident on the device at once (the tile order's `resident`), read once per kernel.
+/// Blocks of `kernel` an SM holds (0 when the query fails).
 template <class Kernel>
-std::int64_t resident_blocks(Kernel kernel, int threads, const device_info& dev) {
-  static const int per_sm = [&] {
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess || n < 1) {
-      (void)cudaGetLastError();
-      n = 1;
-    }
-    return n;
-  }();
-  return std::int64_t{per_sm} * dev.sm_count;
+int blocks_per_sm(Kernel kernel, int threads) {
+  int n = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    n = 0;
+  }
+  return n;
 }
 
 /// Shared by both kernels: checks, tensor map, tile order, launch. TR x TCu: the tile (rows x units).
@@ -98,7 +96,10 @@ bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const d
   q.out_ld = p.out_ld;
   q.batch_out_stride = out_batch_stride;
   const std::int64_t tr = (p.rows + TR - 1) / TR, tc = (p.cols + TCu - 1) / TCu;
-  const std::int64_t panel = bulk_panel_rows(tr, tc, resident_blocks(kernel, threads, dev));
+  // Resident blocks (the tile order's `resident`): read once per kernel (each instantiation of this function
+  // launches one kernel).
+  static const int per_sm = std::max(blocks_per_sm(kernel, threads), 1);
+  const std::int64_t panel = bulk_panel_rows(tr, tc, std::int64_t{per_sm} * dev.sm_count);
   const std::int64_t panels = (tr + panel - 1) / panel;
   q.matrix_tiles = fast_divmod(static_cast<std::uint64_t>(tr * tc));
   q.panel_tiles = fast_divmod(static_cast<std::uint64_t>(panel * tc));

@@ -685,13 +685,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 0.609 as shift8; ph = 0 there, so shift16 pays for the realignment on one side only).
   if (unit == 1 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     if (align % 8 == 0) {
-      // 512-thread tiles (256 x 128 bytes) on problems of at least the L2's size; smaller ones keep twice as
-      // many 256-thread tiles (see transpose2d_tile8_wide_policy).
       // Large ones whose input the copy engine can stage (16-byte aligned rows, sm_90): bulk8, vec8 with each
-      // tile's loads one tensor copy (tuning/bulk.hpp).
+      // tile's loads one tensor copy, in panel order (tuning/bulk.hpp).
       if (status launched; g.rows * g.cols * g.batch_count() >= bulk_min_bytes &&
                            try_launch_bulk8(p, dev, compound, stream, launched))
         return launched;
+      // 512-thread tiles (256 x 128 bytes) on problems of at least the L2's size; smaller ones keep twice as
+      // many 256-thread tiles (see transpose2d_tile8_wide_policy).
       if (g.rows * g.cols * g.batch_count() >= vec8_wide_min_bytes)
         return launch_tiles8<1, false, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
       return launch_tiles8<1, false>(p, compound, stream);
