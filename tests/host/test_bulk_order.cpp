@@ -1,5 +1,5 @@
-// The bulk kernels' tile order (cuda/tuning/bulk.hpp), on the host: columns first while the resident blocks write long
-// pieces of each output row, otherwise panels of tile rows that respect the cap and differ by at most one row.
+// The bulk kernels' tile order (cuda/tuning/bulk.hpp), on the host: columns first for matrices of few tile columns,
+// otherwise panels of tile rows that respect the cap and differ by at most one row.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +10,7 @@ namespace {
 
 using xpose::detail::bulk_panel_rows;
 
-TEST(BulkOrder, ColumnsFirstWhileOutputPiecesStayLong) {
+TEST(BulkOrder, ColumnsFirstOnlyForFewTileColumns) {
   constexpr std::int64_t resident = 264;  // H100: 2 blocks on each of 132 SMs
   EXPECT_EQ(bulk_panel_rows(4096, 4, resident), 1);   // 1048576 x 512
   EXPECT_EQ(bulk_panel_rows(256, 8, resident), 1);    // 65536 x 1024
@@ -19,6 +19,9 @@ TEST(BulkOrder, ColumnsFirstWhileOutputPiecesStayLong) {
   EXPECT_EQ(bulk_panel_rows(40, 79, resident), 40);   // 10000^2: one panel, rows fastest
   EXPECT_EQ(bulk_panel_rows(32, 64, resident), 32);   // 8192^2
   EXPECT_EQ(bulk_panel_rows(64, 128, resident), 64);  // 16384^2
+  EXPECT_EQ(bulk_panel_rows(65, 65, 792), 65);        // fp32 4100 x 4104 (bulk16: 6 blocks an SM)
+  EXPECT_EQ(bulk_panel_rows(1024, 16, 792), 1);       // fp32 65536 x 1024
+  EXPECT_EQ(bulk_panel_rows(1000, 40, 264), 125);     // capped at 132 rows: 8 balanced panels of 125
 }
 
 TEST(BulkOrder, PanelsAreBalancedAndCapped) {

@@ -38,19 +38,22 @@ struct bulk16_policy {
 
 /// Tile order: panels of this many tile rows (bulk_params), for a matrix of tiles_r x tiles_c tiles and
 /// `resident` blocks on the device at once.
-///  - Columns fastest (1) while the resident blocks, moving along c, still write >= 2 KiB of each output row
-///    before leaving it (tiles_c <= resident / 8): long input rows read whole.
+///  - Columns fastest (1) for matrices of at most bulk_columns_first_max_tiles tile columns: long input rows
+///    read whole, the output rows' pieces from tiles beside each other.
 ///  - Otherwise tiles along r fastest, in panels of at most resident / 2 tile rows (balanced): the resident blocks
 ///    write whole output rows (within a panel) and read >= 256 bytes of each input row, the two 128-byte strips
 ///    of its 256-byte L2 promotion. Without the cap, the strip beside one is read a whole matrix column later.
-/// H100, same call, 256 x 128-byte tiles, ratio to memcpy for columns fastest / rows fastest (one panel):
-/// u8 10000^2 0.834 / 0.949, 9000 x 9008 0.771 / 0.956, 15000 x 15008 0.736 / 0.871, 16384^2 0.945 / 0.958,
-/// 8192^2 0.954 / 0.949, 4096 x 32768 0.949 / 0.949; 32768 x 4096 0.958 / 0.951, 20000 x 4000 0.977 / 0.954,
-/// 65536 x 1024 0.945 / 0.882, 1048576 x 512 0.960 / 0.774 (columns first there: tiles_c <= 33). Panels that
-/// leave a short last one lose (10000^2 in panels of 32: 0.898), hence the balancing.
+/// H100, same call, ratio to memcpy for columns fastest / rows fastest (one panel). bulk8: u8 10000^2 0.834 /
+/// 0.949, 9000 x 9008 0.771 / 0.956, 15000 x 15008 0.736 / 0.871, 16384^2 0.945 / 0.958, 8192^2 0.954 / 0.949,
+/// 4096 x 32768 0.949 / 0.949; with <= 32 tile columns 32768 x 4096 0.958 / 0.951, 20000 x 4000 0.977 / 0.954,
+/// 65536 x 1024 0.945 / 0.882, 1048576 x 512 0.960 / 0.774. bulk16 (panels capped): fp32 4100 x 4104 (65 tile
+/// columns) 0.878 / 0.978, 3 x 4100 x 4104 0.845 / 0.958, fp64 6000 x 5000 (79) 0.948 / 0.960, 12000 x 6000 (94)
+/// and 20000 x 4000 (63) the same, 65536 x 1024 (16) 0.969 / 0.962. Panels that leave a short last one lose
+/// (u8 10000^2 in panels of 32: 0.898), hence the balancing.
+inline constexpr std::int64_t bulk_columns_first_max_tiles = 32;
+
 inline std::int64_t bulk_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c, std::int64_t resident) {
-  constexpr std::int64_t write_run_tiles = 8;  // 8 x 256 bytes of an output row
-  if (tiles_c * write_run_tiles <= resident) return 1;
+  if (tiles_c <= bulk_columns_first_max_tiles) return 1;
   const std::int64_t max_rows = resident / 2 > 1 ? resident / 2 : 1;
   const std::int64_t panels = (tiles_r + max_rows - 1) / max_rows;
   return (tiles_r + panels - 1) / panels;
