@@ -847,6 +847,9 @@ TEST(Execute, IsCapturableInACudaGraph) {
   for (std::size_t i = 0; i < h.size(); ++i) h[i] = static_cast<float>(i) + 0.5f;
   CUDA_OK(cudaMemcpy(d_in.ptr, h.data(), h.size() * 4, cudaMemcpyHostToDevice));
   CUDA_OK(cudaMemset(d_out.ptr, poison, h.size() * 4));
+  // The graph runs on a non-blocking stream, which does not wait for the legacy stream the memset ran on (see
+  // check()): without this the poison could land after the replay's writes.
+  CUDA_OK(cudaDeviceSynchronize());
   cudaStream_t s = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaGraph_t graph = nullptr;

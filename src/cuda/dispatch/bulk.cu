@@ -56,11 +56,25 @@ int blocks_per_sm(Kernel kernel, int threads) {
   return n;
 }
 
+/// Whether `kernel` was compiled for sm_90 or later (the bulk kernels' tensor copies are compiled out below, so a
+/// build for older targets, JIT-compiled on a Hopper, must not run them).
+template <class Kernel>
+bool built_for_tensor_copies(Kernel kernel) {
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attr.ptxVersion >= 90;
+}
+
 /// Shared by both kernels: checks, tensor map, tile order, launch. TR x TCu: the tile (rows x units).
 template <int UnitBytes, int TR, int TCu, int OutAlign, class Kernel>
 bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const device_info& dev, bool compound,
                 cudaStream_t stream, status& launched, const char* what) {
   if (dev.cc_major < 9 || compound || p.batch.rank > 1) return false;
+  static const bool built = built_for_tensor_copies(kernel);  // one kernel per instantiation of this function
+  if (!built) return false;
   const std::int64_t batch = p.batch.rank == 1 ? static_cast<std::int64_t>(p.batch.extent[0].divisor) : 1;
   const std::int64_t in_batch_stride = p.batch.rank == 1 ? p.batch.in_stride[0] : p.in_ld * p.rows;
   const std::int64_t out_batch_stride = p.batch.rank == 1 ? p.batch.out_stride[0] : 0;

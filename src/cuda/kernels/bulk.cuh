@@ -121,6 +121,46 @@ __device__ __forceinline__ void bulk_tiles(const CUtensorMap& map, const bulk_pa
   }
 }
 
+__device__ __forceinline__ void chunk_words(const uint2& c, std::uint32_t (&w)[4]) {
+  w[0] = c.x, w[1] = c.y, w[2] = 0, w[3] = 0;
+}
+__device__ __forceinline__ void chunk_words(const uint4& c, std::uint32_t (&w)[4]) {
+  w[0] = c.x, w[1] = c.y, w[2] = c.z, w[3] = c.w;
+}
+
+/// Step 3, shared by both kernels: shared -> global along output rows. The tile holds TCu output rows of MR
+/// chunks (8 or 16 bytes, V units each) at swz(row, chunk); lane q stores chunk q (input rows r0 + V q ..) of
+/// output rows c_0, c_0 + c_step, ... Edge tiles check each chunk and store a last partial one unit by unit.
+template <int UnitBytes, int V, int MR, int Threads, int TR, int TCu, class Chunk, class Swizzle>
+__device__ __forceinline__ void store_tile(const bulk_params& p, const bulk_tile& t, const Chunk* tile, Swizzle swz) {
+  const std::int64_t r0 = static_cast<std::int64_t>(t.tr) * TR, c0 = static_cast<std::int64_t>(t.tc) * TCu;
+  const std::int64_t rows_left = p.rows - r0, cols_left = p.cols - c0;
+  const bool full = rows_left >= TR && cols_left >= TCu;
+  const unsigned q = threadIdx.x % MR, c_0 = threadIdx.x / MR;
+  constexpr unsigned c_step = Threads / MR;
+  static_assert(TCu % c_step == 0, "every output row of the tile is stored");
+  unsigned char* const out_tile = p.out + static_cast<std::int64_t>(t.b) * p.batch_out_stride + c0 * p.out_ld +
+                                  (r0 + static_cast<std::int64_t>(V) * q) * UnitBytes;
+#pragma unroll
+  for (int j = 0; j < TCu / static_cast<int>(c_step); ++j) {
+    const unsigned c = c_0 + j * c_step;
+    const Chunk val = tile[swz(static_cast<int>(c), static_cast<int>(q))];
+    unsigned char* dst = out_tile + static_cast<std::int64_t>(c) * p.out_ld;
+    if (full) {
+      *reinterpret_cast<Chunk*>(dst) = val;
+    } else if (static_cast<std::int64_t>(c) < cols_left) {
+      const std::int64_t n = rows_left - static_cast<std::int64_t>(V) * q;  // units of this chunk in the matrix
+      if (n >= V) {
+        *reinterpret_cast<Chunk*>(dst) = val;
+      } else if (n > 0) {
+        std::uint32_t w[4];
+        chunk_words(val, w);
+        store_units<UnitBytes>(dst, static_cast<int>(n), w);
+      }
+    }
+  }
+}
+
 /// bulk8. `map`: the input as a 3-D tensor of bytes (columns, rows, batch), box 128 x 256 x 1 (dispatch/bulk.cu).
 template <class Policy = bulk8_policy>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
@@ -151,31 +191,9 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     }
     __syncthreads();
 
-    // 3. shared -> global along output rows: lane q holds chunk q (input rows r0 + 8q ..) of output rows c_j.
-    const std::int64_t r0 = static_cast<std::int64_t>(t.tr) * TR, c0 = static_cast<std::int64_t>(t.tc) * TC;
-    const std::int64_t rows_left = p.rows - r0, cols_left = p.cols - c0;
-    const bool full = rows_left >= TR && cols_left >= TC;
-    const unsigned q = threadIdx.x % MR, c_0 = threadIdx.x / MR;
-    constexpr unsigned c_step = Policy::threads / MR;
-    unsigned char* const out_tile =
-        p.out + static_cast<std::int64_t>(t.b) * p.batch_out_stride + c0 * p.out_ld + r0 + 8 * q;
-#pragma unroll
-    for (int j = 0; j < V; ++j) {
-      const unsigned c = c_0 + j * c_step;
-      const uint2 val = tile[swizzle8<V, MR>(static_cast<int>(c), static_cast<int>(q))];
-      unsigned char* dst = out_tile + static_cast<std::int64_t>(c) * p.out_ld;
-      if (full) {
-        *reinterpret_cast<uint2*>(dst) = val;
-      } else if (static_cast<std::int64_t>(c) < cols_left) {
-        const std::int64_t n = rows_left - 8 * static_cast<std::int64_t>(q);  // bytes of this chunk in the matrix
-        if (n >= 8) {
-          *reinterpret_cast<uint2*>(dst) = val;
-        } else if (n > 0) {
-          const std::uint32_t w[4] = {val.x, val.y, 0, 0};
-          store_units<1>(dst, static_cast<int>(n), w);
-        }
-      }
-    }
+    // 3. shared -> global along output rows.
+    store_tile<1, V, MR, Policy::threads, TR, TC>(p, t, tile,
+                                                  [](int c, int q) { return swizzle8<V, MR>(c, q); });
   });
 }
 
@@ -212,32 +230,9 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes>::threads, bulk16_policy
     store_micro_tiles<UnitBytes, S>(v, tile);
     __syncthreads();
 
-    // 3. shared -> global along output rows: lane q holds chunk q (input rows r0 + V q ..) of output rows c_j.
-    const std::int64_t r0 = static_cast<std::int64_t>(t.tr) * TR, c0 = static_cast<std::int64_t>(t.tc) * TCu;
-    const std::int64_t rows_left = p.rows - r0, cols_left = p.cols - c0;
-    const bool full = rows_left >= TR && cols_left >= TCu;
-    const unsigned q = threadIdx.x % MR, c_0 = threadIdx.x / MR;
-    constexpr unsigned c_step = S::threads / MR;
-    static_assert(TCu % c_step == 0, "every output row of the tile is stored");
-    unsigned char* const out_tile = p.out + static_cast<std::int64_t>(t.b) * p.batch_out_stride + c0 * p.out_ld +
-                                    (r0 + static_cast<std::int64_t>(V) * q) * UnitBytes;
-#pragma unroll
-    for (int j = 0; j < TCu / static_cast<int>(c_step); ++j) {
-      const unsigned c = c_0 + j * c_step;
-      const uint4 val = tile[swizzle<V, MR>(static_cast<int>(c), static_cast<int>(q))];
-      unsigned char* dst = out_tile + static_cast<std::int64_t>(c) * p.out_ld;
-      if (full) {
-        *reinterpret_cast<uint4*>(dst) = val;
-      } else if (static_cast<std::int64_t>(c) < cols_left) {
-        const std::int64_t n = rows_left - static_cast<std::int64_t>(V) * q;  // units of this chunk in the matrix
-        if (n >= V) {
-          *reinterpret_cast<uint4*>(dst) = val;
-        } else if (n > 0) {
-          const std::uint32_t w[4] = {val.x, val.y, val.z, val.w};
-          store_units<UnitBytes>(dst, static_cast<int>(n), w);
-        }
-      }
-    }
+    // 3. shared -> global along output rows.
+    store_tile<UnitBytes, V, MR, S::threads, TR, TCu>(p, t, tile,
+                                                      [](int c, int q) { return swizzle<V, MR>(c, q); });
   });
 }
 
