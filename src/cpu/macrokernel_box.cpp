@@ -247,8 +247,9 @@ bool plane_runs_short(const plan_geometry& g) {
 }  // namespace
 
 bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
-  return cpu_box_mode() == box_mode::automatic && g.algo == algorithm::transpose2d && g.row_rank >= 1 && g.col_rank >= 1 && plane_runs_short(g) &&
-         make_cpu_box(g, b) && gather_for(b.unit_bytes) != nullptr && b.volume * b.unit_bytes <= cpu_box_max_bytes;
+  return cpu_box_mode() == box_mode::automatic && g.algo == algorithm::transpose2d && g.row_rank >= 1 &&
+         g.col_rank >= 1 && plane_runs_short(g) && make_cpu_box(g, b) && gather_for(b.unit_bytes) != nullptr &&
+         b.volume * b.unit_bytes <= cpu_box_max_bytes;
 }
 
 bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads) {

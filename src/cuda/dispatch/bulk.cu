@@ -45,27 +45,28 @@ CUtensorMapDataType element_type(int unit_bytes) {
   }
 }
 
-/// Blocks of `kernel` an SM holds (0 when the query fails).
-template <class Kernel>
-int blocks_per_sm(Kernel kernel, int threads) {
-  int n = 0;
-  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    n = 0;
-  }
-  return n;
-}
+/// What the dispatcher needs to know of a bulk kernel, read once per kernel (first call; one architecture a
+/// process is assumed: a later device of another one falls back or takes a different panel, never a wrong result,
+/// since try_launch checks the device's own compute capability too).
+struct kernel_facts {
+  bool tensor_copies = false;  // built for sm_90 or later: below that the tensor copies are compiled out (a build
+                               // for older targets JIT-compiled on a Hopper must not run it)
+  int blocks_per_sm = 1;       // resident blocks an SM (the tile order's `resident`)
+};
 
-/// Whether `kernel` was compiled for sm_90 or later (the bulk kernels' tensor copies are compiled out below, so a
-/// build for older targets, JIT-compiled on a Hopper, must not run them).
 template <class Kernel>
-bool built_for_tensor_copies(Kernel kernel) {
+kernel_facts facts_of(Kernel kernel, int threads) {
+  kernel_facts f;
   cudaFuncAttributes attr{};
-  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+  int n = 0;
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
     (void)cudaGetLastError();
-    return false;
+    return f;
   }
-  return attr.ptxVersion >= 90;
+  f.tensor_copies = attr.ptxVersion >= 90;
+  f.blocks_per_sm = std::max(n, 1);
+  return f;
 }
 
 /// Shared by both kernels: checks, tensor map, tile order, launch. TR x TCu: the tile (rows x units).
@@ -73,8 +74,8 @@ template <int UnitBytes, int TR, int TCu, int OutAlign, class Kernel>
 bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const device_info& dev, bool compound,
                 cudaStream_t stream, status& launched, const char* what) {
   if (dev.cc_major < 9 || compound || p.batch.rank > 1) return false;
-  static const bool built = built_for_tensor_copies(kernel);  // one kernel per instantiation of this function
-  if (!built) return false;
+  static const kernel_facts facts = facts_of(kernel, threads);  // one kernel per instantiation of this function
+  if (!facts.tensor_copies) return false;
   const std::int64_t batch = p.batch.rank == 1 ? static_cast<std::int64_t>(p.batch.extent[0].divisor) : 1;
   const std::int64_t in_batch_stride = p.batch.rank == 1 ? p.batch.in_stride[0] : p.in_ld * p.rows;
   const std::int64_t out_batch_stride = p.batch.rank == 1 ? p.batch.out_stride[0] : 0;
@@ -109,20 +110,16 @@ bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const d
   q.cols = p.cols;
   q.out_ld = p.out_ld;
   q.batch_out_stride = out_batch_stride;
-  const std::int64_t tr = (p.rows + TR - 1) / TR, tc = (p.cols + TCu - 1) / TCu;
-  // Resident blocks (the tile order's `resident`): read once per kernel (each instantiation of this function
-  // launches one kernel).
-  static const int per_sm = std::max(blocks_per_sm(kernel, threads), 1);
-  const std::int64_t panel = bulk_panel_rows(tr, tc, std::int64_t{per_sm} * dev.sm_count);
-  const std::int64_t panels = (tr + panel - 1) / panel;
+  const std::int64_t tr = ceil_div(p.rows, TR), tc = ceil_div(p.cols, TCu);
+  const std::int64_t panel = bulk_panel_rows(tr, tc, std::int64_t{facts.blocks_per_sm} * dev.sm_count);
+  const std::int64_t panels = ceil_div(tr, panel);
   q.matrix_tiles = fast_divmod(static_cast<std::uint64_t>(tr * tc));
   q.panel_tiles = fast_divmod(static_cast<std::uint64_t>(panel * tc));
   q.panel_rows = fast_divmod(static_cast<std::uint64_t>(panel));
   q.last_rows = fast_divmod(static_cast<std::uint64_t>(tr - (panels - 1) * panel));
   q.last_panel = static_cast<std::uint64_t>(panels - 1);
   q.tiles_total = tr * tc * batch;
-  const auto grid = static_cast<unsigned>(q.tiles_total < INT_MAX ? q.tiles_total : INT_MAX);
-  kernel<<<grid, threads, 0, stream>>>(map, q);
+  kernel<<<grid_for(q.tiles_total), threads, 0, stream>>>(map, q);
   const cudaError_t e = cudaGetLastError();
   launched = e == cudaSuccess ? status::ok() : cuda_failure(e, what);
   return true;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <array>
+#include <climits>
 #include <cstdint>
 #include <string>
 
@@ -19,6 +20,11 @@ struct device_info {
   int smem_optin = 0;  ///< shared memory a block may opt in to (cudaDevAttrMaxSharedMemoryPerBlockOptin)
   int cc_major = 0;    ///< compute capability (9: Hopper's tensor copies)
 };
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// A 1-D grid over `tiles` blocks, capped at INT_MAX: the kernels' grid-stride loops take the rest.
+inline unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX); }
 
 /// The current device's facts (thread-safe, cached).
 status current_device(device_info& out);

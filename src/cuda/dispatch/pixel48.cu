@@ -19,7 +19,7 @@ status launch(transpose2d_params p, bool out_aligned16, cudaStream_t stream) {
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
   p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
   static_assert(S::smem_bytes <= 48 * 1024, "above 48 KiB the launch would need the shared-memory opt-in");
-  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
+  const unsigned grid = grid_for(p.tiles_total);
   // Outputs on the 16-byte grid (RGB8 3840 x 2160: rows of 6480 bytes) stage no halo rows. H100, same call:
   // see docs/perf-notes.md (eleventh session).
   if (out_aligned16) transpose2d_pixel48_kernel<UnitBytes, true><<<grid, S::threads, S::smem_bytes, stream>>>(p);

@@ -23,7 +23,7 @@ status launch_skinny16(transpose2d_params p, std::int64_t unit_bytes, std::int64
   const std::int64_t tiles_n = (n + span - 1) / span;
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tiles_n));
   p.tiles_total = tiles_n * p.tiles_total;  // p.tiles_total holds the batch count on entry
-  launch(p, static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX), stream);
+  launch(p, grid_for(p.tiles_total), stream);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny16 launch");
   return status::ok();
 }

@@ -30,7 +30,7 @@ status launch_skinny16_flat(transpose2d_params p, std::int64_t unit_bytes, std::
   p.skinny_div = fast_divmod(static_cast<std::uint64_t>(
       n * unit_bytes / skinny16_policy::piece_bytes(static_cast<int>(unit_bytes), static_cast<int>(k))));
   p.tiles_total = (batch + m - 1) / m;
-  launch(p, static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX), stream);
+  launch(p, grid_for(p.tiles_total), stream);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny16_flat launch");
   return status::ok();
 }

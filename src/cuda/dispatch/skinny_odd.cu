@@ -13,13 +13,10 @@ namespace xpose::detail {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // One block of skinny_odd_policy::threads a tile, `smem` bytes of dynamic shared memory (opted in above 48 KiB).
 status start(void (*kernel)(transpose2d_params), const transpose2d_params& p, std::int64_t smem, cudaStream_t stream) {
   if (status s = allow_dynamic_smem(kernel, smem, "transpose2d_skinny_odd shared memory"); !s.is_ok()) return s;
-  const auto grid = static_cast<unsigned>(p.tiles_total < INT_MAX ? p.tiles_total : INT_MAX);
-  kernel<<<grid, skinny_odd_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
+  kernel<<<grid_for(p.tiles_total), skinny_odd_policy::threads, static_cast<std::size_t>(smem), stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_skinny_odd launch");
   return status::ok();
 }

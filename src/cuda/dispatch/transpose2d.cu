@@ -50,8 +50,6 @@ namespace xpose::detail {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-
 // Tile counts for tiles of tile_rows x tile_cols units; p.tiles_total holds the batch count on entry.
 void set_tiles(transpose2d_params& p, std::int64_t tile_rows, std::int64_t tile_cols) {
   const std::int64_t tr = ceil_div(p.rows, tile_rows), tc = ceil_div(p.cols, tile_cols);
@@ -59,8 +57,6 @@ void set_tiles(transpose2d_params& p, std::int64_t tile_rows, std::int64_t tile_
   p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
   p.tiles_total = tr * tc * p.tiles_total;
 }
-
-unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tiles < INT_MAX ? tiles : INT_MAX); }
 
 // Fraction of the vec16 tiles' slots a rows x cols matrix fills. Below `min_fill` (n x 3, 5 x n, ...) most
 // threads of a tile would idle and the bytes in flight per SM collapse; the words variant's rectangular tiles
@@ -738,9 +734,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
   }
   // Large aligned problems of 2-, 4- and 8-byte units whose vec16 tiles are mostly full: bulk16, the same tiles
-  // each staged by one tensor copy, in panel order (tuning/bulk.hpp).
+  // each staged by one tensor copy, in panel order (tuning/bulk.hpp; try_launch_bulk16 checks the alignment).
   constexpr double bulk16_min_fill = 0.8;
-  if (status launched; align % 16 == 0 && g.rows * g.cols * unit * g.batch_count() >= bulk_min_bytes &&
+  if (status launched; g.rows * g.cols * unit * g.batch_count() >= bulk_min_bytes &&
                        vec16_tiles_fill(g.rows, g.cols, unit) >= bulk16_min_fill &&
                        !tiles16_short(p.rows, p.cols, unit, false, compound) &&
                        try_launch_bulk16(p, unit, dev, compound, stream, launched))

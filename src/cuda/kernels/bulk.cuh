@@ -121,6 +121,29 @@ __device__ __forceinline__ void bulk_tiles(const CUtensorMap& map, const bulk_pa
   }
 }
 
+/// Step 2's reads, shared by both kernels: this thread's P micro-tiles (micro = threadIdx.x + m Threads: staged
+/// rows mi V .. mi V + V - 1 at chunk mj of W words, row_bytes apart) into v[m]. The lanes of one shared-memory
+/// wavefront read consecutive chunks of one staged row: no bank conflicts.
+template <int W, int V, int MC, int P, int Threads>
+__device__ __forceinline__ void read_stage(const unsigned char* stage, int row_bytes, std::uint32_t (&v)[P][V][W]) {
+  static_assert(W == 2 || W == 4, "8- or 16-byte chunks");
+#pragma unroll
+  for (int m = 0; m < P; ++m) {
+    const int micro = static_cast<int>(threadIdx.x) + m * Threads, mi = micro / MC, mj = micro % MC;
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const unsigned char* chunk = stage + (mi * V + i) * row_bytes + mj * 4 * W;
+      if constexpr (W == 2) {
+        const uint2 x = *reinterpret_cast<const uint2*>(chunk);
+        v[m][i][0] = x.x, v[m][i][1] = x.y;
+      } else {
+        const uint4 x = *reinterpret_cast<const uint4*>(chunk);
+        v[m][i][0] = x.x, v[m][i][1] = x.y, v[m][i][2] = x.z, v[m][i][3] = x.w;
+      }
+    }
+  }
+}
+
 __device__ __forceinline__ void chunk_words(const uint2& c, std::uint32_t (&w)[4]) {
   w[0] = c.x, w[1] = c.y, w[2] = 0, w[3] = 0;
 }
@@ -170,22 +193,17 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   static_assert(TC == 128 && MR >= 16 && MR <= 32, "a half-warp reads one staged row; swizzle8's 16-chunk key");
   __shared__ alignas(128) unsigned char stage[stage_bytes];
   __shared__ std::uint64_t bar;
-  const unsigned mi = threadIdx.x / MC, mj = threadIdx.x % MC;  // this thread's micro-tile (step 2)
+  const unsigned mi = threadIdx.x / MC, mj = threadIdx.x % MC;  // this thread's micro-tile (step 2's writes)
 
   bulk_tiles<TR, TC, stage_bytes>(map, p, stage, &bar, [&](const bulk_tile& t) {
     // 2. staged rows -> registers -> transposed micro-tile over the stage, in output orientation.
-    std::uint32_t v[V][2];
-#pragma unroll
-    for (int i = 0; i < V; ++i) {
-      const uint2 x = *reinterpret_cast<const uint2*>(&stage[(mi * V + i) * TC + mj * 8]);
-      v[i][0] = x.x;
-      v[i][1] = x.y;
-    }
+    std::uint32_t v[1][V][2];
+    read_stage<2, V, MC, 1, Policy::threads>(stage, TC, v);
     __syncthreads();  // every thread has read its rows before any overwrites them
     uint2* tile = reinterpret_cast<uint2*>(stage);
     {
       std::uint32_t w[V][2];
-      transpose_micro<1, 2>(v, w);
+      transpose_micro<1, 2>(v[0], w);
 #pragma unroll
       for (int k = 0; k < V; ++k) tile[swizzle8<V, MR>(mj * V + k, mi)] = make_uint2(w[k][0], w[k][1]);
     }
@@ -210,21 +228,10 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes>::threads, bulk16_policy
   __shared__ std::uint64_t bar;
 
   bulk_tiles<TR, TCu, stage_bytes>(map, p, stage, &bar, [&](const bulk_tile& t) {
-    // 2. staged rows -> registers (a quarter-warp reads 8 consecutive 16-byte chunks of one staged row) ->
-    //    transposed micro-tiles over the stage (store_micro_tiles: vec16's swizzled tile).
+    // 2. staged rows -> registers -> transposed micro-tiles over the stage (store_micro_tiles: vec16's
+    //    swizzled tile).
     std::uint32_t v[S::P][V][4];
-#pragma unroll
-    for (int m = 0; m < S::P; ++m) {
-      const int micro = static_cast<int>(threadIdx.x) + m * S::threads, mi = micro / MC, mj = micro % MC;
-#pragma unroll
-      for (int i = 0; i < V; ++i) {
-        const uint4 x = *reinterpret_cast<const uint4*>(&stage[(mi * V + i) * row_bytes + mj * 16]);
-        v[m][i][0] = x.x;
-        v[m][i][1] = x.y;
-        v[m][i][2] = x.z;
-        v[m][i][3] = x.w;
-      }
-    }
+    read_stage<4, V, MC, S::P, S::threads>(stage, row_bytes, v);
     __syncthreads();  // every thread has read its rows before any overwrites them
     uint4* tile = reinterpret_cast<uint4*>(stage);
     store_micro_tiles<UnitBytes, S>(v, tile);

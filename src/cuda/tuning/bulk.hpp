@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "cuda/tuning/transpose2d.hpp"
+
 namespace xpose::detail {
 
 struct bulk8_policy {
@@ -59,9 +61,9 @@ inline std::int64_t bulk_panel_rows(std::int64_t tiles_r, std::int64_t tiles_c, 
   return (tiles_r + panels - 1) / panels;
 }
 
-/// The bulk kernels take problems of at least this size (the L2's; for bytes, where vec8's 512-thread tiles
-/// ran, vec8_wide_min_bytes) whose input rows the copy engine can address (16-byte aligned base, pitch and
-/// batch stride). Smaller ones were not measured with them.
-inline constexpr std::int64_t bulk_min_bytes = std::int64_t{48} << 20;
+/// The bulk kernels take problems of at least this size (about the L2's: where vec8's 512-thread tiles, which
+/// bulk8 replaced, ran) whose input rows the copy engine can address (16-byte aligned base, pitch and batch
+/// stride). Smaller ones were not measured with them.
+inline constexpr std::int64_t bulk_min_bytes = vec8_wide_min_bytes;
 
 }  // namespace xpose::detail
