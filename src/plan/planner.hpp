@@ -47,7 +47,9 @@ plan_geometry flatten_row_side(const plan_geometry& g);
 /// row side's span, or its input stride the column side's while that spans < 1536 bytes) becomes that side's
 /// slowest axis, repeatedly, while a side has fewer than max_side_rank axes. Same byte map; a batch of matrices whose sides are a few tiles
 /// long (N-d 2164 x [250 2] x [248 2]) becomes one tall matrix of whole tiles. For the GPU's compound tiles.
-plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank);
+/// A plain geometry is returned as it is, unless plain_rows_max_bytes > 0: then its row side takes the batch
+/// axes nested outside it in the output while the rows span fewer bytes than that (the column side stays).
+plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank, std::int64_t plain_rows_max_bytes = 0);
 
 /// An invalid_argument status whose message is the arguments streamed in order (they name the field).
 template <class... Args>

@@ -137,8 +137,11 @@ plan_geometry flatten_row_side(const plan_geometry& g) {
   return f;
 }
 
-plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank) {
-  if (!g.compound()) return g;
+plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank, std::int64_t plain_rows_max_bytes) {
+  // A plain geometry (one axis a side) lets its row side take batch axes only when the caller asks, while the
+  // rows span < plain_rows_max_bytes (see the caller, dispatch/transpose2d.cu, for when that wins).
+  const bool plain = !g.compound();
+  if (plain && plain_rows_max_bytes <= 0) return g;
   // The row side (output-contiguous) takes every nested batch axis; the column side only while it is short:
   // longer ones already give whole input runs, and one that took its batch axis lost (H100, same call: fp32
   // 12x5x20x32x22x20 axes 3,0,4,5,2,1, columns 440 -> 14080 units, 0.913 -> 0.828 of memcpy, while columns
@@ -156,7 +159,9 @@ plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank) {
   for (bool grew = true; grew;) {
     grew = false;
     for (int i = 0; i < f.batch_rank && !grew; ++i) {
-      if (f.row_rank < max_side_rank && f.batch_out_stride[i] == f.rows * f.elem_words) {
+      const std::int64_t wb = f.word_bytes;
+      if (f.row_rank < max_side_rank && f.batch_out_stride[i] == f.rows * f.elem_words &&
+          (!plain || f.rows * f.elem_words * wb < plain_rows_max_bytes)) {
         for (int k = f.row_rank; k > 0; --k) f.row_extent[k] = f.row_extent[k - 1], f.row_in_stride[k] = f.row_in_stride[k - 1];
         f.row_extent[0] = f.batch_extent[i];  // slowest first: prepend
         f.row_in_stride[0] = f.batch_in_stride[i];
@@ -164,8 +169,8 @@ plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank) {
         f.rows *= f.batch_extent[i];  // no overflow: bounded by the element count
         drop_batch(i);
         grew = true;
-      } else if (f.col_rank < max_side_rank && f.batch_in_stride[i] == f.cols * f.elem_words &&
-                 f.cols * f.elem_words * f.word_bytes < col_side_absorb_max_bytes) {
+      } else if (!plain && f.col_rank < max_side_rank && f.batch_in_stride[i] == f.cols * f.elem_words &&
+                 f.cols * f.elem_words * wb < col_side_absorb_max_bytes) {
         for (int k = f.col_rank; k > 0; --k) f.col_extent[k] = f.col_extent[k - 1], f.col_out_stride[k] = f.col_out_stride[k - 1];
         f.col_extent[0] = f.batch_extent[i];
         f.col_out_stride[0] = f.batch_out_stride[i];

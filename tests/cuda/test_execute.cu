@@ -765,6 +765,18 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
   check(problem{shape, {1, 0, 2, 4, 3}, 4, strides, {}});
 }
 
+TEST(PermuteNd, PlainRowsJoinedByTheBatchAxisBesideThemInTheOutput) {
+  // 24 matrices of 1050 x 202 units (>= 4 MiB for every unit size) whose output rows of consecutive batches
+  // lie side by side: the launcher joins that batch axis to the rows (a compound row side) for 1-, 4-, 8- and
+  // 16-byte units (dispatch/transpose2d.cu, absorb_nested_batch); 2-byte units keep the plain tiles. Aligned
+  // and shifted pointers.
+  const std::vector<std::int64_t> shape{2, 150, 7, 2, 2, 3, 202}, axes{5, 4, 6, 0, 3, 1, 2};
+  for (std::int64_t e : {1, 2, 4, 8, 16}) {
+    check(problem{shape, axes, e, {}, {}});
+    check(problem{shape, axes, e, {}, {}}, static_cast<std::size_t>(e), static_cast<std::size_t>(3 * e));
+  }
+}
+
 TEST(PermuteNd, RowsAtEveryAlignment) {
   // `rows` (the fastest axis kept): aligned rows (rows_kernel) and misaligned ones (rows_shift16, whose 16-byte
   // loads may cover the neighbouring rows' bytes but never leave the input), packed and shifted, short rows

@@ -578,6 +578,38 @@ TEST(Planner, BatchAxesNestedOutsideACompoundSideJoinIt) {
   EXPECT_EQ(b.rows, 500);
 }
 
+TEST(Planner, PlainRowsTakeTheBatchAxisNestedOutsideThemOnlyWhenAsked) {
+  // u8 [2, 150, 7, 2, 2, 3, 202] axes 5,4,6,0,3,1,2: 24 plain 1050 x 202 matrices. Batch axes: (2, output
+  // stride 1050) lies right outside the rows in the output, then (2, 2100) outside that; (3, input stride
+  // 202) lies right outside the columns in the input.
+  const problem p{{2, 150, 7, 2, 2, 3, 202}, {5, 4, 6, 0, 3, 1, 2}, 1, {}, {}};
+  const xpose::plan plan = plan_of(p);
+  const auto& g = plan.geometry();
+  ASSERT_EQ(g.algo, algorithm::transpose2d);
+  ASSERT_FALSE(g.compound());
+  ASSERT_EQ(g.batch_rank, 4);
+  ASSERT_EQ(g.rows, 1050);
+  ASSERT_EQ(g.cols, 202);
+  EXPECT_EQ(xpose::detail::absorb_nested_batch(g, 8).batch_rank, 4);        // not asked
+  EXPECT_EQ(xpose::detail::absorb_nested_batch(g, 8, 1050).batch_rank, 4);  // rows not under the limit
+  // Under 1536 bytes: the first axis joins (rows 2100), and then the rows are past the limit.
+  const auto a = xpose::detail::absorb_nested_batch(g, 8, 1536);
+  EXPECT_EQ(a.batch_rank, 3);
+  EXPECT_EQ(a.rows, 2100);
+  EXPECT_EQ(a.row_rank, 2);
+  EXPECT_EQ(a.row_extent[0], 2);
+  EXPECT_EQ(a.row_in_stride[0], 1212);
+  EXPECT_EQ(a.cols, 202);  // the column side of a plain geometry stays as it was
+  EXPECT_EQ(a.col_rank, 1);
+  EXPECT_TRUE(geometry_map(a) == problem_map(p));
+  const auto b = xpose::detail::absorb_nested_batch(g, 8, std::int64_t{1} << 20);
+  EXPECT_EQ(b.batch_rank, 2);
+  EXPECT_EQ(b.rows, 4200);
+  EXPECT_EQ(b.row_rank, 3);
+  EXPECT_EQ(b.cols, 202);
+  EXPECT_TRUE(geometry_map(b) == problem_map(p));
+}
+
 TEST(Planner, ShortFastestAxesFormCompoundTileSides) {
   // 5-D reversal of 4^5 bytes: no two axes fuse; each side takes in the axes nested next to it on its own
   // side until it spans >= 128 units or runs out of free nested axes.

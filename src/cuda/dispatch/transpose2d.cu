@@ -431,7 +431,24 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // tiles: a short side whole, the other long), never in skinny / batched_flat, which take one axis a side.
   // Batch axes nested right outside a compound side join it (plan/select.cpp): tall matrices of whole tiles
   // instead of batches of matrices a few tiles long. H100, same call: see docs/perf-notes.md.
-  const plan_geometry g = absorb_nested_batch(planned, transpose2d_max_side_rank);
+  // Plain matrices of 1-, 4-, 8- and 16-byte units whose rows span < 1536 bytes, with a batch axis nested
+  // right outside the rows in the output (strided views and 3-D permutations: consecutive matrices' output
+  // rows side by side), take that axis into a compound row side too: tiles then write whole output lines. H100,
+  // same binary, switch on / off: fp64 145 x 324 batches of 178 (view) 0.719 -> 0.911, fp32 223 x 219 x 344
+  // 0.843 -> 0.932, 71 x 55 x 4292 0.811 -> 0.916, c128 20 x 37 x 2860 0.910 -> 1.011, u8 478 x 2336 x 481
+  // 0.600 -> 0.699; fp32 312 x 679 x 633 0.930 -> 0.918. Not under 4 MiB (fp32 64^3 reversed, 1 MiB: 4.2 ->
+  // 4.6 us, the side tables' cost), nor for 2-byte units (fp16 506 x 252 x 263 0.675 -> 0.578), nor columns
+  // under 16 units (fp64 164 x 7 x 7308 0.981 -> 0.845: skinny tiles), nor other unit sizes (RGB32F 109 x 17112
+  // x 3 0.772 -> 0.630). The
+  // same for the column side (batch axes nested outside the columns in the input) was mixed both ways (u8
+  // 2336 x 478 x 481 0.703 -> 0.747, fp32 5152 x 102 x 16 0.874 -> 0.915; u8 7084 x 202 x 375 0.656 ->
+  // 0.611, fp32 5 x 256 x 105000 0.974 -> 0.866, fp16 781 x 358 x 60 0.827 -> 0.693) and is not taken.
+  constexpr std::int64_t plain_rows_absorb_max_bytes = 1536;
+  const bool plain_rows_absorb = !planned.compound() && unit != 2 && unit <= 16 && (unit & (unit - 1)) == 0 &&
+                                 planned.cols >= 16 &&
+                                 planned.rows * planned.cols * planned.batch_count() * unit >= std::int64_t{4} << 20;
+  const plan_geometry g =
+      absorb_nested_batch(planned, transpose2d_max_side_rank, plain_rows_absorb ? plain_rows_absorb_max_bytes : 0);
   const bool compound = g.compound();
   if (g.row_rank > transpose2d_max_side_rank || g.col_rank > transpose2d_max_side_rank ||
       g.batch_rank > transpose2d_max_batch_rank)
