@@ -76,7 +76,7 @@ bool make_box_impl(const plan_geometry& g, box_plan& b, box_limits lim, bool may
   const std::int64_t elem = g.elem_words * g.word_bytes, wb = g.word_bytes;
   const std::int64_t unit = box_unit_bytes(g), words = elem / unit;  // box units an element
   const std::int64_t max_volume = lim.volume_cap(unit), max_bytes = lim.max_bytes;
-  if (std::min(g.rows, g.cols) * elem >= (lim.cpu ? cpu_box_short_side_bytes : box_short_side_bytes)) return false;
+  if (std::min(g.rows, g.cols) * elem >= (lim.cpu ? cpu_box_short_side_bytes : box_short_side_limit(elem))) return false;
   b = box_plan{};
   b.unit_bytes = unit;
   if (words > 1) {  // the element's words: the fastest box axis on both sides

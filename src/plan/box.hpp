@@ -65,6 +65,14 @@ inline constexpr std::int64_t box_ragged_below = 512;
 /// transpose2d geometries whose shorter tile side moves fewer bytes than this take a box when one has
 /// longer runs: below ~128 bytes a run uses a fraction of its sectors and the tile kernels' rows idle.
 inline constexpr std::int64_t box_short_side_bytes = 128;
+/// Tiles of 16-byte elements are boxed up to a short side of 256 bytes (16 units): vec16's tiles of 16-byte
+/// units hold so few of them a side that a 9-unit side left most of a tile idle. H100, same binary, switch on /
+/// off: c128 1926 [642 3] x 9 [3 3] (N-d r8 n27) 0.671 -> 0.885, probe r6 0.346 -> 0.776, nd_small q64 r4 0.708 ->
+/// 0.822, 466034 x 9 (skinny16) unchanged.
+inline constexpr std::int64_t box_short_side_bytes_16 = 256;
+inline constexpr std::int64_t box_short_side_limit(std::int64_t elem_bytes) {
+  return elem_bytes == 16 ? box_short_side_bytes_16 : box_short_side_bytes;
+}
 
 /// The unit a box of `g` moves: the element when it is 1, 2, 4, 8 or 16 bytes, else its word (RGB pixels of 3
 /// x 1, 3 x 2 or 3 x 4 bytes, fused axes of 5, 6, 12 ... bytes): the element's words are then one more box

@@ -292,6 +292,24 @@ TEST(Box, AxesWithoutAFittingDivisorSplitRaggedWithATail) {
                                xpose::detail::box_volume_limit(2));
 }
 
+TEST(Box, SixteenByteElementsAreBoxedUpToAShortSideOf256Bytes) {
+  // c128 tiles of 126 [42 3] x 9 [3 3] units (144 bytes a short side): a box, where 8-byte elements of the same
+  // side (72 bytes) already took one; a short side of 16 c128 units (256 bytes) keeps the tiles, 15 do not.
+  expect_box_matches_reference(problem{{3, 16, 7, 3, 14, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}, 16, {}, {}}, 1024);
+  EXPECT_EQ(xpose::detail::box_short_side_limit(16), 256);
+  EXPECT_EQ(xpose::detail::box_short_side_limit(8), 128);
+  const problem sixteen{{40, 16, 300}, {0, 2, 1}, 16, {}, {}};
+  auto plan = xpose::make_plan(sixteen);
+  ASSERT_TRUE(plan) << plan.error();
+  ASSERT_EQ(std::min(plan->geometry().rows, plan->geometry().cols), 16);
+  xpose::detail::box_plan b;
+  EXPECT_FALSE(xpose::detail::make_box(plan->geometry(), b)) << *plan;
+  const problem fifteen{{40, 15, 300}, {0, 2, 1}, 16, {}, {}};  // 240 bytes: a box
+  auto plan15 = xpose::make_plan(fifteen);
+  ASSERT_TRUE(plan15) << plan15.error();
+  EXPECT_TRUE(xpose::detail::make_box(plan15->geometry(), b)) << *plan15;
+}
+
 TEST(Box, ElementsOfOtherSizesAreBoxedAsTheirWords) {
   // RGB8 (3 x 1 B), RGB16 (3 x 2 B), RGB32F (3 x 4 B) and 5-byte elements: the box moves words, the element's
   // words one more axis (fastest on both sides); the byte map must still be the reference's.
