@@ -53,8 +53,13 @@ inline constexpr std::int64_t box_max_volume = 4096;
 /// bytes; 30 x 80 x 3 bytes a box).
 inline constexpr std::int64_t box16_max_volume = 8192;
 /// The most elements a box of `unit_bytes` units may hold.
+/// 2-byte units take box16's 8192 too (box_kernel; 16 KiB of data like box16's bytes). H100, same binary,
+/// limit 8192 vs 4096 on every box row of benchmarks/suites/box_rows.txt whose box changes: fp16 30x24x42x110x2x40
+/// (N-d r6 n18) 0.787 -> 0.878, 3x736x7x3x214x3x3x3 (r8 n27) 0.636 -> 0.676, nd_small q68 0.445 -> 0.579; RGB16
+/// (as 2-byte words) probe r6 0.630 -> 0.594, q77 0.583 -> 0.567, the rest within 1 %. 4-byte units lost with
+/// it (fp32 r7 n26 0.717 -> 0.584, q17 0.755 -> 0.497, p65 0.818 -> 0.553: 32 KiB boxes, two blocks an SM).
 inline constexpr std::int64_t box_volume_limit(std::int64_t unit_bytes) {
-  return unit_bytes == 1 ? box16_max_volume : box_max_volume;
+  return unit_bytes <= 2 ? box16_max_volume : box_max_volume;
 }
 inline constexpr std::int64_t box_max_bytes = 32768;
 /// A box that takes only part of the tile's long side must hold at least this many elements.

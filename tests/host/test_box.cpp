@@ -53,8 +53,8 @@ void expect_box_matches_reference(const problem& p, std::int64_t min_volume,
 TEST(Box, OneByteUnitsTakeLargerBoxesWithLongerRuns) {
   // Tiles of 30 x 80 units: with 4096 units a box the input runs stay 80 units (for bytes, over twice the
   // tile's 30-unit side: box16 takes it, where units of >= 2 bytes want 128-byte runs); box16's limit (8192)
-  // takes 3 of the next axis (runs of 240 / 2400 bytes). 2-byte units keep the 4096 limit: their 30 x 80 box
-  // has runs of 160 bytes.
+  // takes 3 of the next axis (runs of 240 / 2400 units), and so does 2-byte units' (the same 8192); 4-byte
+  // units keep 4096.
   const problem u8{{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, 1, {}, {}};
   auto plan = xpose::make_plan(u8);
   ASSERT_TRUE(plan) << plan.error();
@@ -64,10 +64,10 @@ TEST(Box, OneByteUnitsTakeLargerBoxesWithLongerRuns) {
   EXPECT_EQ(std::min(b.in_run, b.out_run), 80);
   EXPECT_EQ(xpose::detail::box_volume_limit(1), xpose::detail::box16_max_volume);
   EXPECT_EQ(xpose::detail::box_volume_limit(4), xpose::detail::box_max_volume);
-  EXPECT_EQ(xpose::detail::box_volume_limit(2), xpose::detail::box_max_volume);
-  for (std::int64_t e : {1, 2}) {
+  EXPECT_EQ(xpose::detail::box_volume_limit(2), xpose::detail::box16_max_volume);
+  for (std::int64_t e : {1, 2, 4}) {
     const problem p{{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}, e, {}, {}};
-    expect_box_matches_reference(p, e == 1 ? 7200 : 2400, xpose::detail::box_volume_limit(e));
+    expect_box_matches_reference(p, e <= 2 ? 7200 : 2400, xpose::detail::box_volume_limit(e));
   }
   // The N-d suite's worst case grows past its 1428 units for bytes.
   expect_box_matches_reference(problem{{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}, 1, {}, {}}, 1428,

@@ -18,7 +18,7 @@ namespace xpose::detail {
 
 inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axes split off them
 
-inline constexpr int box_table_entries = 4096;
+inline constexpr int box_table_entries = 8192;  // box_volume_limit (plan/box.hpp): 2-byte units
 inline constexpr int box_data_bytes = 32768;
 
 /// Dynamic shared memory of a box of `volume` elements: in_off and out_off (4 bytes each), the data (from a
