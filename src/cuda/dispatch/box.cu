@@ -108,14 +108,14 @@ unsigned box16_pitch(const box_plan& b) {
   return cache.get(key{b}, [&] { return box16_in_pitch(b); });
 }
 
-// Boxes box16 stages together: enough that each phase has >= 2 items a thread (a box of 1428 bytes has 90
-// input chunks for 256 threads), at most box16_max_group, within box16_group_smem.
+// Boxes box16 stages together: enough that each phase has >= box16_group_items items a thread (a box of 1428
+// bytes has 90 input chunks for 256 threads), at most box16_max_group, within box16_group_smem.
 unsigned box16_group(const box_plan& b, unsigned in_pitch) {
   const std::int64_t U = b.unit_bytes;
   const std::int64_t in_items = b.volume / b.in_run * ((b.in_run * U + 15) / 16);
   const std::int64_t out_items = b.volume / b.out_run * ((b.out_run * U + 30) / 16);
   const std::int64_t fewest = std::min(in_items, out_items);
-  std::int64_t g = std::clamp<std::int64_t>((2 * box_policy::threads + fewest - 1) / fewest, 1, box16_max_group);
+  std::int64_t g = std::clamp<std::int64_t>((box16_group_items * box_policy::threads + fewest - 1) / fewest, 1, box16_max_group);
   std::int64_t boxes = 1;
   for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
   g = std::min<std::int64_t>(g, std::max<std::int64_t>(1, boxes));

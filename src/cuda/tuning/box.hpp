@@ -47,6 +47,12 @@ inline int box_threads(int load_bytes, int smem, long long boxes, int sm_count) 
 /// a block may then take.
 inline constexpr long long box16_max_group = 16;
 inline constexpr unsigned box16_group_smem = 64 * 1024;
+/// ... and enough boxes for this many items a thread in each phase (fewer barriers a byte; the kernel is
+/// issue-bound with 20 % of its stalls on barriers). H100, same binary, 8 vs 2 (1 and 4 measured too):
+/// u8 N-d r8 n6 0.515 -> 0.576, r8 n27 0.550 -> 0.563, box_u8_rule sw0 0.454 -> 0.503, sw1 0.442 -> 0.513,
+/// probe7 p66 0.490 -> 0.602; r6 n18 0.597 -> 0.582, sw9 0.514 -> 0.487, p60 0.214 -> 0.198, the rest within
+/// 1 %. 1 a thread lost almost everywhere (r8 n6 0.411).
+inline constexpr long long box16_group_items = 8;
 
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
 /// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order, 16 consecutive elements
