@@ -439,10 +439,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 0.600 -> 0.699; fp32 312 x 679 x 633 0.930 -> 0.918. Not under 4 MiB (fp32 64^3 reversed, 1 MiB: 4.2 ->
   // 4.6 us, the side tables' cost), nor for 2-byte units (fp16 506 x 252 x 263 0.675 -> 0.578), nor columns
   // under 16 units (fp64 164 x 7 x 7308 0.981 -> 0.845: skinny tiles), nor other unit sizes (RGB32F 109 x 17112
-  // x 3 0.772 -> 0.630). The
-  // same for the column side (batch axes nested outside the columns in the input) was mixed both ways (u8
-  // 2336 x 478 x 481 0.703 -> 0.747, fp32 5152 x 102 x 16 0.874 -> 0.915; u8 7084 x 202 x 375 0.656 ->
-  // 0.611, fp32 5 x 256 x 105000 0.974 -> 0.866, fp16 781 x 358 x 60 0.827 -> 0.693) and is not taken.
+  // x 3 0.772 -> 0.630). The same for the column side (batch axes nested outside the columns in the input) was
+  // mixed both ways (u8 2336 x 478 x 481 0.703 -> 0.747, fp32 5152 x 102 x 16 0.874 -> 0.915; u8 7084 x 202 x
+  // 375 0.656 -> 0.611, fp32 5 x 256 x 105000 0.974 -> 0.866, fp16 781 x 358 x 60 0.827 -> 0.693): not taken.
   constexpr std::int64_t plain_rows_absorb_max_bytes = 1536;
   const bool plain_rows_absorb = !planned.compound() && unit != 2 && unit <= 16 && (unit & (unit - 1)) == 0 &&
                                  planned.cols >= 16 &&
