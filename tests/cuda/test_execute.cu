@@ -157,6 +157,11 @@ TEST(Transpose2d, Gather16WideRowsForUnitsUpTo128Bytes) {
   check(problem{{21, 33, 24, 49, 28}, {1, 3, 2, 0, 4}, 3, {}, {}}, 0, 1);  // 84-byte units of RGB8 pixels
   check(problem{{230, 190, 17}, {1, 0, 2}, 4, {}, {}}, 4, 0);             // 68-byte units, a short side
   check(problem{{13, 2000, 33}, {1, 0, 2}, 4, {}, {}});                   // 132-byte rows: rows kernel
+  // Compound sides of 84- and 72-byte units: tiles of 46944 / 47528 dynamic bytes plus the side tables' 2.5
+  // KiB of static shared memory, past the 48 KiB a block gets without the opt-in (allow_dynamic_smem).
+  check(problem{{6, 5, 6, 3, 20, 7}, {4, 2, 0, 1, 3, 5}, 12, {}, {}});
+  check(problem{{6, 5, 6, 3, 20, 7}, {4, 2, 0, 1, 3, 5}, 12, {}, {}}, 4, 8);
+  check(problem{{6, 5, 6, 3, 20, 9}, {4, 2, 0, 1, 3, 5}, 8, {}, {}}, 0, 8);
 }
 
 TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {

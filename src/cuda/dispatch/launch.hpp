@@ -62,10 +62,21 @@ class recent_results {
   unsigned next_ = 0;
 };
 
-/// Above 48 KiB of dynamic shared memory a kernel needs the opt-in (per device and kernel; cheap to repeat).
+/// Without the opt-in a block gets 48 KiB of shared memory, its static and dynamic parts together; past that a
+/// kernel needs cudaFuncAttributeMaxDynamicSharedMemorySize >= `bytes` (per device and kernel; cheap to repeat).
+/// Near the limit the kernel's own static shared memory counts too (compound gather16's side tables, 2.5 KiB:
+/// 46944 dynamic bytes for 84-byte units failed to launch without the opt-in); it is read from the kernel's
+/// attributes there only, so small launches pay no query. No kernel that takes dynamic shared memory declares
+/// more than small_static bytes of static.
 template <class Kernel>
 status allow_dynamic_smem(Kernel* kernel, std::int64_t bytes, const char* what) {
-  if (bytes <= 48 * 1024) return status::ok();
+  constexpr std::int64_t no_optin = 48 * 1024, small_static = 8 * 1024;
+  if (bytes <= no_optin - small_static) return status::ok();
+  if (bytes <= no_optin) {
+    cudaFuncAttributes a{};
+    if (cudaError_t e = cudaFuncGetAttributes(&a, kernel); e != cudaSuccess) return cuda_failure(e, what);
+    if (bytes + static_cast<std::int64_t>(a.sharedSizeBytes) <= no_optin) return status::ok();
+  }
   if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
       e != cudaSuccess)
     return cuda_failure(e, what);

@@ -237,14 +237,15 @@ status launch_words(transpose2d_params p, bool compound, cudaStream_t stream) {
 
 template <int PieceBytes, int UnitBytes, int RowChunks = 16>
 status launch_gather16_kernel(const transpose2d_params& p, bool compound, std::size_t smem, cudaStream_t stream) {
-  if (compound)
-    transpose2d_gather16_kernel<PieceBytes, UnitBytes, true, RowChunks>
-        <<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
-  else
-    transpose2d_gather16_kernel<PieceBytes, UnitBytes, false, RowChunks>
-        <<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
-  return status::ok();
+  // Tiles of up to gather16_max_smem dynamic bytes; with a compound side's static tables that can pass 48 KiB.
+  auto launch = [&](auto* kernel) {
+    if (status s = allow_dynamic_smem(kernel, static_cast<std::int64_t>(smem), "transpose2d_gather16 smem"); !s) return s;
+    kernel<<<grid_for(p.tiles_total), gather16_threads, smem, stream>>>(p);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_gather16 launch");
+    return status::ok();
+  };
+  if (compound) return launch(transpose2d_gather16_kernel<PieceBytes, UnitBytes, true, RowChunks>);
+  return launch(transpose2d_gather16_kernel<PieceBytes, UnitBytes, false, RowChunks>);
 }
 
 // Flat rows (rectangular tiles, gather16_flat_tile) for naturally aligned 1-, 2-, 4-, 8-, 16-byte units
