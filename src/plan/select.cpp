@@ -156,10 +156,10 @@ plan_geometry absorb_nested_batch(const plan_geometry& g, int max_side_rank, std
     }
     --f.batch_rank;
   };
+  const std::int64_t wb = f.word_bytes;
   for (bool grew = true; grew;) {
     grew = false;
     for (int i = 0; i < f.batch_rank && !grew; ++i) {
-      const std::int64_t wb = f.word_bytes;
       if (f.row_rank < max_side_rank && f.batch_out_stride[i] == f.rows * f.elem_words &&
           (!plain || f.rows * f.elem_words * wb < plain_rows_max_bytes)) {
         for (int k = f.row_rank; k > 0; --k) f.row_extent[k] = f.row_extent[k - 1], f.row_in_stride[k] = f.row_in_stride[k - 1];

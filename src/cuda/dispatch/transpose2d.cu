@@ -444,7 +444,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // mixed both ways (u8 2336 x 478 x 481 0.703 -> 0.747, fp32 5152 x 102 x 16 0.874 -> 0.915; u8 7084 x 202 x
   // 375 0.656 -> 0.611, fp32 5 x 256 x 105000 0.974 -> 0.866, fp16 781 x 358 x 60 0.827 -> 0.693): not taken.
   constexpr std::int64_t plain_rows_absorb_max_bytes = 1536;
-  const bool plain_rows_absorb = !planned.compound() && unit != 2 && unit <= 16 && (unit & (unit - 1)) == 0 &&
+  const bool plain_rows_absorb = !planned.compound() && (unit == 1 || unit == 4 || unit == 8 || unit == 16) &&
                                  planned.cols >= 16 &&
                                  planned.rows * planned.cols * planned.batch_count() * unit >= std::int64_t{4} << 20;
   const plan_geometry g =
