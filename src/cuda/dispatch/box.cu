@@ -187,6 +187,13 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.in_items_div = div32(p.in_items);
   p.out_items_div = div32(p.out_items);
   p.quads_div = div32(p.quads);
+  p.out_runs = static_cast<unsigned>(b.volume / b.out_run);
+  p.out_runs_div = div32(p.out_runs);
+  // A box's last chunk load starts at most at its last byte's chunk and ends 32 bytes past it (the realigning
+  // pair): boxes whose reach stays inside the input view skip load_chunk's per-chunk test.
+  std::int64_t last_byte = 0;
+  for (int k = 0; k < b.rank; ++k) last_byte += (b.axis[k].extent - 1) * b.axis[k].in_stride;
+  p.in_reach = static_cast<unsigned>(last_byte + 32);
   const int smem = static_cast<int>(l.bytes);
   const unsigned grid = box_grid((p.boxes + group - 1) / group, smem, dev);
   if (b.unit_bytes != 1) return status(status_code::internal, "box16: only 1-byte units");

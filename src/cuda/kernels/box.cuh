@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda/index_math.hpp"
 #include "cuda/kernels/transpose2d.cuh"  // word_type
@@ -55,12 +56,15 @@ struct box_params {
   unsigned in_pitch = 16;                      // stage bytes from one input run to the next (box16_in_pitch)
   unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
   unsigned in_items = 1, out_items = 1, quads = 1;  // a box's input chunks, output chunks, 16-element groups
-  div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, quads_div;
+  unsigned out_runs = 1;                       // output runs a box (volume / out_run)
+  unsigned in_reach = 0;                       // a box's chunk loads end before its input address + in_reach
+  div32 in_chunks_div, out_chunks_div, in_items_div, out_items_div, quads_div, out_runs_div;
 };
 
-/// box16's dynamic shared memory (byte offsets): src (2 bytes an element), the input and output runs' offsets
-/// (4 bytes a run), the staged input runs (`in_pitch` bytes apart, a multiple of 4: box16_in_pitch) and the
-/// output in output order (packed, 16 bytes of margin before and 48 after for the realigning reads).
+/// box16's dynamic shared memory (byte offsets): src (2 bytes an element, padded to whole 16-element groups),
+/// the input and output runs' offsets (4 bytes a run), the staged input runs (`in_pitch` bytes apart, a multiple
+/// of 4: box16_in_pitch) and the output in output order (packed, 16 bytes of margin before and 48 after for the
+/// realigning reads).
 struct box16_layout {
   unsigned src = 0, in_runs = 0, out_runs = 0, bases = 0, stage_in = 0, stage_out = 0, bytes = 0;
   unsigned stage_in_box = 0, stage_out_box = 0;  // bytes a box of the group
@@ -70,7 +74,7 @@ inline box16_layout make_box16_layout(unsigned volume, unsigned unit_bytes, unsi
                                       unsigned out_runs, unsigned group) {
   box16_layout l;
   l.src = 0;
-  l.in_runs = (2 * volume + 7) / 8 * 8;
+  l.in_runs = 2 * ((volume + 15) / 16 * 16);  // src padded to whole 16-element groups (entries past volume: 0)
   l.out_runs = l.in_runs + 4 * in_runs;
   l.bases = (l.out_runs + 4 * out_runs + 15) / 16 * 16;  // the group's boxes' input and output addresses
   l.stage_in = l.bases + 16 * group;
@@ -238,7 +242,12 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   unsigned char* stage_out = base + l.stage_out;
   const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
   const unsigned in_pitch = p.in_pitch;  // stage_in bytes a run
-  for (unsigned i = threadIdx.x; i < V; i += threads) {
+  const unsigned padded = 16 * p.quads;  // src entries: whole 16-element groups, those past V read byte 0
+  for (unsigned i = threadIdx.x; i < padded; i += threads) {
+    if (i >= V) {
+      src[i] = 0;
+      continue;
+    }
     // input-order element i starts run r
     if (const unsigned r = p.in_run_div.div(i); i == r * in_run) in_run_off[r] = box_in_offset(p, i);
     // Output-order element i: its input-order index and, at a run start, its output offset.
@@ -253,16 +262,10 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   const unsigned out_bytes = out_run * UnitBytes;
   const unsigned G = p.group;
   auto* bases = reinterpret_cast<std::uint64_t*>(base + l.bases);  // [g] input, [G + g] output; 0: past the last box
-  for (std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * G; b0 < p.boxes; b0 += static_cast<std::int64_t>(gridDim.x) * G) {
-    for (unsigned g = threadIdx.x; g < G; g += threads) {
-      std::int64_t in_base = 0, out_base = 0;
-      const std::int64_t b = b0 + g;
-      if (b < p.boxes) p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
-      bases[g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.in) + in_base : 0;
-      bases[G + g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.out) + out_base : 0;
-    }
-    __syncthreads();  // bases complete
-    // 1. input runs -> stage_in, realigned; `batch` items (two chunk loads each) in flight a thread.
+  // 1. input runs -> stage_in, realigned; `batch` items (two chunk loads each) in flight a thread. Inside: every
+  //    chunk lies within the input view (no per-chunk bounds test; a group's boxes off the view's ends take
+  //    load_chunk's test).
+  auto stage_inputs = [&](auto inside) {
     const unsigned in_total = G * p.in_items;
     for (unsigned it0 = threadIdx.x; it0 < in_total; it0 += batch * threads) {
       uint4 lo[batch], hi[batch];
@@ -270,8 +273,8 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
 #pragma unroll
       for (int s = 0; s < batch; ++s) {
         const unsigned it = it0 + s * threads;
-        lo[s] = hi[s] = make_uint4(0, 0, 0, 0);
         mis[s] = 0;
+        lo[s] = hi[s] = make_uint4(0, 0, 0, 0);
         dst[s] = 16 * it;  // the plain pitch: box g's run r, chunk k at 16 it
         if (it >= in_total) continue;
         const unsigned g = p.in_items_div.div(it), item = it - g * p.in_items;
@@ -282,8 +285,13 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
         const std::uint64_t a = box_in + in_run_off[r] + 16 * k;
         mis[s] = static_cast<unsigned>(a) & 15;
         const std::uint64_t c = a - mis[s];
-        lo[s] = load_chunk(c, p.in_lo, p.in_hi);
-        if (mis[s] != 0) hi[s] = load_chunk(c + 16, p.in_lo, p.in_hi);
+        if constexpr (decltype(inside)::value) {
+          lo[s] = __ldg(reinterpret_cast<const uint4*>(c));
+          if (mis[s] != 0) hi[s] = __ldg(reinterpret_cast<const uint4*>(c + 16));
+        } else {
+          lo[s] = load_chunk(c, p.in_lo, p.in_hi);
+          if (mis[s] != 0) hi[s] = load_chunk(c + 16, p.in_lo, p.in_hi);
+        }
       }
 #pragma unroll
       for (int s = 0; s < batch; ++s) {
@@ -304,54 +312,85 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
         }
       }
     }
+  };
+  for (std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * G; b0 < p.boxes; b0 += static_cast<std::int64_t>(gridDim.x) * G) {
+    bool inside = true;
+    for (unsigned g = threadIdx.x; g < G; g += threads) {
+      std::int64_t in_base = 0, out_base = 0;
+      const std::int64_t b = b0 + g;
+      if (b < p.boxes) p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      const std::uint64_t box_in = reinterpret_cast<std::uint64_t>(p.in) + in_base;
+      bases[g] = b < p.boxes ? box_in : 0;
+      bases[G + g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.out) + out_base : 0;
+      if (b < p.boxes) inside = inside && (box_in & ~std::uint64_t{15}) >= p.in_lo && box_in + p.in_reach <= p.in_hi;
+    }
+    if (__syncthreads_and(inside)) {  // bases complete
+      stage_inputs(std::true_type{});
+    } else {
+      stage_inputs(std::false_type{});
+    }
     __syncthreads();  // stage_in complete
     // 2. output order, packed: box g's element o at stage_out[stage_out_box g + 16 + o], 16 elements a thread
     //    (two 16-byte loads of src, 16 byte gathers, one 16-byte store; 4 elements a thread took ~13
-    //    instructions a byte, over 40 % of the kernel's, on index math).
+    //    instructions a byte, over 40 % of the kernel's, on index math). src is padded to whole groups, so no
+    //    thread takes a per-element path (one that did diverged a third of the warps; the padding's bytes land
+    //    in stage_out's margin and are never stored).
     const unsigned quads_total = G * p.quads;
     for (unsigned qi = threadIdx.x; qi < quads_total; qi += threads) {
       const unsigned g = p.quads_div.div(qi), q = qi - g * p.quads;
       const unsigned o = 16 * q;
       const unsigned char* in_g = stage_in + g * l.stage_in_box;
-      std::uint32_t w[4] = {0, 0, 0, 0};
-      if (o + 16 <= V) {
-        const uint4 s0 = *reinterpret_cast<const uint4*>(src + o), s1 = *reinterpret_cast<const uint4*>(src + o + 8);
-        const std::uint32_t e[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};  // two entries each
+      const uint4 s0 = *reinterpret_cast<const uint4*>(src + o), s1 = *reinterpret_cast<const uint4*>(src + o + 8);
+      const std::uint32_t e[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};  // two entries each
+      std::uint32_t w[4];
 #pragma unroll
-        for (int k = 0; k < 4; ++k) {
-          const std::uint32_t b0 = in_g[e[2 * k] & 0xffff], b1 = in_g[e[2 * k] >> 16];
-          const std::uint32_t b2 = in_g[e[2 * k + 1] & 0xffff], b3 = in_g[e[2 * k + 1] >> 16];
-          w[k] = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
-        }
-      } else {
-#pragma unroll
-        for (unsigned j = 0; j < 16; ++j)
-          if (o + j < V) w[j / 4] |= std::uint32_t{in_g[src[o + j]]} << (8 * (j % 4));
+      for (int k = 0; k < 4; ++k) {
+        const std::uint32_t b0 = in_g[e[2 * k] & 0xffff], b1 = in_g[e[2 * k] >> 16];
+        const std::uint32_t b2 = in_g[e[2 * k + 1] & 0xffff], b3 = in_g[e[2 * k + 1] >> 16];
+        w[k] = b0 | (b1 << 8) | (b2 << 16) | (b3 << 24);
       }
       *reinterpret_cast<uint4*>(stage_out + g * l.stage_out_box + 16 + o) = make_uint4(w[0], w[1], w[2], w[3]);
     }
     __syncthreads();  // stage_out complete
     // 3. output runs on the output's 16-byte grid: grid chunk k of run r holds run bytes [16 k - ph, 16 k - ph +
-    //    16), ph = the run's address mod 16, realigned from the two 16-byte stage words around them; whole
-    //    chunks are one vector store, a run's first and last chunk store only its own bytes.
+    //    16), ph = the run's address mod 16, realigned from the two 16-byte stage words around them. Whole
+    //    chunks first, one vector store each and nothing else; then each run's partial first and last chunks,
+    //    only their own bytes (store_byte_range), so no other run's bytes are touched. One loop for both had
+    //    most warps run both paths (42 % of the kernel's instructions, 17 threads of 32 active: ncu, u8
+    //    7x3x2x436x41x7x2x51).
+    auto chunk_words = [&](unsigned g, unsigned r, unsigned k, unsigned ph, std::uint32_t (&w)[4]) {
+      const unsigned at = 16 + r * out_bytes + 16 * k - ph;  // stage byte of the chunk's byte 0
+      const unsigned char* out_g = stage_out + g * l.stage_out_box;
+      const uint4 x4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u));
+      const uint4 y4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u) + 16);
+      const std::uint32_t x[4] = {x4.x, x4.y, x4.z, x4.w}, y[4] = {y4.x, y4.y, y4.z, y4.w};
+      realign(x, y, at & 15, w);
+    };
     const unsigned out_total = G * p.out_items;
     for (unsigned it = threadIdx.x; it < out_total; it += threads) {
       const unsigned g = p.out_items_div.div(it), item = it - g * p.out_items;
       const unsigned r = p.out_chunks_div.div(item), k = item - r * p.out_chunks;
       const std::uint64_t box_out = bases[G + g];
-      if (box_out == 0) continue;
       const std::uint64_t run = box_out + out_run_off[r];
-      const int ph = static_cast<int>(run & 15);
-      const int lo = k == 0 ? ph : 0, hi = min(16, ph + static_cast<int>(out_bytes) - 16 * static_cast<int>(k));
-      if (hi <= lo) continue;
-      const unsigned at = 16 + r * out_bytes + 16 * k - static_cast<unsigned>(ph);  // stage byte of the chunk's byte 0
-      const unsigned char* out_g = stage_out + g * l.stage_out_box;
-      const uint4 x4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u));
-      const uint4 y4 = *reinterpret_cast<const uint4*>(out_g + (at & ~15u) + 16);
-      const std::uint32_t x[4] = {x4.x, x4.y, x4.z, x4.w}, y[4] = {y4.x, y4.y, y4.z, y4.w};
+      const unsigned ph = static_cast<unsigned>(run) & 15;
+      if (box_out == 0 || (k == 0 && ph != 0) || 16 * k + 16 > out_bytes + ph) continue;  // partial (or none)
       std::uint32_t w[4];
-      realign(x, y, at & 15, w);
-      store_byte_range(run - ph + 16 * k, static_cast<unsigned>(lo), static_cast<unsigned>(hi), w);
+      chunk_words(g, r, k, ph, w);
+      *reinterpret_cast<uint4*>(run - ph + 16 * k) = make_uint4(w[0], w[1], w[2], w[3]);
+    }
+    const unsigned ends_total = 2 * G * p.out_runs;
+    for (unsigned it = threadIdx.x; it < ends_total; it += threads) {
+      const unsigned last = it & 1, g = p.out_runs_div.div(it >> 1), r = (it >> 1) - g * p.out_runs;
+      const std::uint64_t box_out = bases[G + g];
+      const std::uint64_t run = box_out + out_run_off[r];
+      const unsigned ph = static_cast<unsigned>(run) & 15, end = ph + out_bytes;  // end: past the run's last byte
+      // The first chunk when it is partial; the last when it is partial and not the first.
+      const unsigned k = last ? (end - 1) / 16 : 0;
+      if (box_out == 0 || (last ? k == 0 || end % 16 == 0 : ph == 0 && end >= 16)) continue;
+      const unsigned lo = k == 0 ? ph : 0, hi = min(16u, end - 16 * k);
+      std::uint32_t w[4];
+      chunk_words(g, r, k, ph, w);
+      store_byte_range(run - ph + 16 * k, lo, hi, w);
     }
     __syncthreads();  // bases, stage_in and stage_out are free for the next group
   }
