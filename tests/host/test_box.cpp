@@ -231,13 +231,15 @@ TEST(Box, SharedMemoryWavefrontsCountTheBusiestBank) {
 }
 
 TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
+  using xpose::detail::box16_in_chunks;
   using xpose::detail::box16_in_pitch;
   const std::int64_t cap = xpose::detail::box_volume_limit(1);
   // 45 runs of 180 bytes, read across in output order: a plain pitch of 192 bytes puts 16 runs in one bank.
   const auto crossing = box_of(problem{{45, 36, 29, 5, 57, 5}, {5, 1, 2, 3, 4, 0}, 1, {}, {}}, cap);
   const std::int64_t plain = (crossing.in_run + 15) / 16 * 16;
   ASSERT_GT(crossing.volume / crossing.in_run, 1);
-  const unsigned padded = box16_in_pitch(crossing);
+  ASSERT_EQ(box16_in_chunks(crossing, 16) * 16, plain);  // runs 180 bytes apart on 16-byte boxes: 4-byte shifts
+  const unsigned padded = box16_in_pitch(crossing, box16_in_chunks(crossing, 16));
   EXPECT_GT(padded, plain);
   EXPECT_LT(padded, plain + 16);
   EXPECT_EQ(padded % 4, 0u);
@@ -245,7 +247,7 @@ TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
   // spread, the plain pitch.
   const auto single = box_of(problem{{5, 20, 11}, {2, 0, 1}, 1, {}, {}}, cap);
   ASSERT_EQ(single.volume, single.in_run);
-  EXPECT_EQ(box16_in_pitch(single), static_cast<unsigned>((single.in_run + 15) / 16 * 16));
+  EXPECT_EQ(box16_in_pitch(single, box16_in_chunks(single, 16)), static_cast<unsigned>((single.in_run + 15) / 16 * 16));
   // Every box of the GPU tests' shapes gets a pitch that holds its run and keeps 4-byte stores aligned.
   for (const auto& [shape, axes] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
            {{7, 3, 2, 9, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}},
@@ -253,13 +255,48 @@ TEST(Box, Box16PadsTheStagePitchOnlyWhereTheGatherCrossesRunsInOneBank) {
            {{3, 16, 7, 3, 14, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}},
            {{30, 4, 6, 220, 2, 40}, {2, 3, 1, 4, 5, 0}}}) {
     const auto b = box_of(problem{shape, axes, 1, {}, {}}, cap);
-    const unsigned pitch = box16_in_pitch(b);
-    const std::int64_t base = (b.in_run + 15) / 16 * 16;
+    const std::int64_t chunks = box16_in_chunks(b);
+    const unsigned pitch = box16_in_pitch(b, chunks);
+    const std::int64_t base = 16 * chunks;
     EXPECT_GE(pitch, base);
     EXPECT_LT(pitch, base + 16);
     EXPECT_EQ(pitch % 4, 0u);
     std::printf("box16 pitch: volume %lld, %lld runs of %lld bytes: %u\n", static_cast<long long>(b.volume),
                 static_cast<long long>(b.volume / b.in_run), static_cast<long long>(b.in_run), pitch);
+  }
+}
+
+TEST(Box, Box16StagesEachRunAsTheChunksThatCoverItAtEveryShift) {
+  // box16 copies run r of a box from (box address & ~15) + (run offset & ~15): the run then starts up to 15
+  // bytes (the box's shift) plus up to 16 - run_align bytes (the run's) into its chunks, and box16_in_chunks
+  // must cover that for every run of every box. Checked by enumerating the runs' offsets and the shifts a
+  // base alignment allows.
+  using xpose::detail::box16_in_chunks;
+  const std::int64_t cap = xpose::detail::box_volume_limit(1);
+  for (const auto& [shape, axes] : std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>>{
+           {{7, 3, 2, 436, 41, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}},   // runs of 714 at odd offsets
+           {{3, 1472, 7, 3, 214, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}},  // runs of 963, 5778 apart
+           {{30, 24, 42, 220, 2, 40}, {2, 3, 1, 4, 5, 0}},             // runs of 80 (16-byte aligned offsets)
+           {{45, 36, 29, 5, 57, 5}, {5, 1, 2, 3, 4, 0}}}) {
+    const auto b = box_of(problem{shape, axes, 1, {}, {}}, cap);
+    SCOPED_TRACE(::testing::Message() << "volume " << b.volume << ", runs of " << b.in_run);
+    ASSERT_GT(b.volume, b.in_run);
+    for (const std::int64_t base_align : {1, 2, 4, 8, 16}) {
+      const std::int64_t chunks = box16_in_chunks(b, base_align);
+      std::int64_t most = 0;  // bytes from a run's first chunk to past its end, over runs and box shifts
+      for (std::int64_t r = 0; r < b.volume / b.in_run; ++r) {
+        std::int64_t rest = r * b.in_run, off = 0;  // the run's first element: its digits over the axes
+        for (int k = 0; k < b.rank; ++k) {
+          const auto& a = b.axis[static_cast<std::size_t>(k)];
+          off += rest % a.extent * a.in_stride;
+          rest /= a.extent;
+        }
+        for (std::int64_t shift = 0; shift < 16; shift += base_align) most = std::max(most, shift + off % 16 + b.in_run);
+      }
+      EXPECT_GE(16 * chunks, most) << "base_align " << base_align;
+      // The runs' shifts are bounded by the strides' alignment, not enumerated: at most one chunk to spare.
+      EXPECT_LT(16 * chunks, most + 32) << "base_align " << base_align << ": two chunks more than needed";
+    }
   }
 }
 

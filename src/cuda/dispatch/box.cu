@@ -92,11 +92,13 @@ box16_layout box16_layout_of(const box_plan& b, unsigned group, unsigned in_pitc
 }
 
 // box16_in_pitch, remembered for the last few box shapes (the model decodes ~2000 indices: ~10-30 us).
-unsigned box16_pitch(const box_plan& b) {
-  struct key {  // what the model reads: the unit, the box's axes and their output order
+unsigned box16_pitch(const box_plan& b, std::int64_t chunks) {
+  struct key {  // what the model reads: the unit, the box's axes and their output order, the run's chunks
     box_plan b;
+    std::int64_t chunks;
     bool operator==(const key& o) const {
-      if (b.unit_bytes != o.b.unit_bytes || b.rank != o.b.rank || b.volume != o.b.volume) return false;
+      if (chunks != o.chunks || b.unit_bytes != o.b.unit_bytes || b.rank != o.b.rank || b.volume != o.b.volume)
+        return false;
       for (int k = 0; k < b.rank; ++k)
         if (b.axis[k].extent != o.b.axis[k].extent || b.axis[k].in_stride != o.b.axis[k].in_stride ||
             b.axis[k].out_stride != o.b.axis[k].out_stride || b.out_order[k] != o.b.out_order[k])
@@ -105,14 +107,14 @@ unsigned box16_pitch(const box_plan& b) {
     }
   };
   thread_local recent_results<key, unsigned> cache;
-  return cache.get(key{b}, [&] { return box16_in_pitch(b); });
+  return cache.get(key{b, chunks}, [&] { return box16_in_pitch(b, chunks); });
 }
 
 // Boxes box16 stages together: enough that each phase has >= box16_group_items items a thread (a box of 1428
 // bytes has 90 input chunks for 256 threads), at most box16_max_group, within box16_group_smem.
-unsigned box16_group(const box_plan& b, unsigned in_pitch) {
+unsigned box16_group(const box_plan& b, unsigned in_pitch, std::int64_t in_chunks) {
   const std::int64_t U = b.unit_bytes;
-  const std::int64_t in_items = b.volume / b.in_run * ((b.in_run * U + 15) / 16);
+  const std::int64_t in_items = b.volume / b.in_run * in_chunks;
   const std::int64_t out_items = b.volume / b.out_run * ((b.out_run * U + 30) / 16);
   const std::int64_t fewest = std::min(in_items, out_items);
   std::int64_t g = std::clamp<std::int64_t>((box16_group_items * box_policy::threads + fewest - 1) / fewest, 1, box16_max_group);
@@ -167,8 +169,13 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || !box16_applies(b))
     return status(status_code::internal, "box16: larger than the kernel's tables");
   box_params p = box_params_of(b, d_in, d_out);
-  p.in_pitch = box16_pitch(b);
-  const unsigned group = box16_group(b, p.in_pitch);
+  std::int64_t bits = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d_in) % 16);
+  for (int i = 0; i < b.batch_rank; ++i) bits |= b.batch[i].in_stride;
+  std::int64_t base_align = 16;  // divides every box's input address
+  while (bits % base_align != 0) base_align /= 2;
+  const std::int64_t in_chunks = box16_in_chunks(b, base_align);
+  p.in_pitch = box16_pitch(b, in_chunks);
+  const unsigned group = box16_group(b, p.in_pitch, in_chunks);
   const box16_layout l = box16_layout_of(b, group, p.in_pitch);
   p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
   p.in_hi = p.in_lo + static_cast<std::uint64_t>(in_span);
@@ -176,7 +183,7 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.out_run = static_cast<unsigned>(b.out_run);
   p.in_run_div = div32(p.in_run);
   p.out_run_div = div32(p.out_run);
-  p.in_chunks = static_cast<unsigned>((b.in_run * b.unit_bytes + 15) / 16);
+  p.in_chunks = static_cast<unsigned>(in_chunks);
   p.out_chunks = static_cast<unsigned>((b.out_run * b.unit_bytes + 15 + 15) / 16);
   p.group = group;
   p.in_items = static_cast<unsigned>(b.volume / b.in_run) * p.in_chunks;
@@ -189,11 +196,9 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   p.quads_div = div32(p.quads);
   p.out_runs = static_cast<unsigned>(b.volume / b.out_run);
   p.out_runs_div = div32(p.out_runs);
-  // A box's last chunk load starts at most at its last byte's chunk and ends 32 bytes past it (the realigning
-  // pair): boxes whose reach stays inside the input view skip load_chunk's per-chunk test.
-  std::int64_t last_byte = 0;
-  for (int k = 0; k < b.rank; ++k) last_byte += (b.axis[k].extent - 1) * b.axis[k].in_stride;
-  p.in_reach = static_cast<unsigned>(last_byte + 32);
+  // A box's chunk loads start at or after its address rounded down to 16 and end before its last run's
+  // staged chunks do: groups whose boxes' reach stays inside the input view skip load_chunk's per-chunk test.
+  p.in_reach = static_cast<unsigned>(b.in_span + 16 * in_chunks);
   const int smem = static_cast<int>(l.bytes);
   const unsigned grid = box_grid((p.boxes + group - 1) / group, smem, dev);
   if (b.unit_bytes != 1) return status(status_code::internal, "box16: only 1-byte units");
@@ -211,9 +216,10 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
 }  // namespace
 
 bool box_fits(const box_plan& b, const device_info& dev) {
-  if (box16_applies(b)) {
-    const unsigned pitch = box16_pitch(b);
-    const box16_layout l = box16_layout_of(b, box16_group(b, pitch), pitch);
+  if (box16_applies(b)) {  // the pointer is not known here: the most chunks a run may take
+    const std::int64_t chunks = box16_in_chunks(b);
+    const unsigned pitch = box16_pitch(b, chunks);
+    const box16_layout l = box16_layout_of(b, box16_group(b, pitch, chunks), pitch);
     return l.bytes <= static_cast<unsigned>(dev.smem_optin) && l.stage_in_box < 65536;  // src is 16-bit
   }
   // The pointers' alignment is not known here: room for box_kernel's two stages.

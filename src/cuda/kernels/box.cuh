@@ -216,12 +216,12 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
 /// was dropped): the box of box_kernel with 16-byte aligned global
 /// accesses whatever the runs' lengths and the boxes' alignment (runs of 714 or 204 bytes at odd offsets moved
 /// 2 and 4 bytes an access there). Per box:
-/// 1. each input run is loaded as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
-///    input view), realigned in registers (realign), and staged at a fixed pitch: run r's element j at
-///    stage_in[in_pitch r + U j], so src[o] — that byte offset for the o-th element in output order — is a
-///    table built once per block. The pitch (box16_in_pitch, tuning/box.hpp) is 16 x the run's chunks, plus 4,
-///    8 or 12 bytes when the gather below would otherwise meet bank conflicts across runs (the chunks are then
-///    stored as 4- or 8-byte words);
+/// 1. each input run is copied as the aligned 16-byte chunks that cover it (whole chunks anywhere inside the
+///    input view; box16_in_chunks) to a fixed pitch, unaligned: run r of box g starts (box address mod 16) +
+///    (run offset mod 16) bytes into its slot, so src[o] — the stage byte of the o-th element in output order,
+///    its run's shift included — is a table built once per block, and the box's shift one add a gather. The
+///    pitch (box16_in_pitch, tuning/box.hpp) is 16 x the run's chunks, plus 4, 8 or 12 bytes when the gather
+///    below would otherwise meet bank conflicts across runs (the chunks are then stored as 4- or 8-byte words);
 /// 2. the elements are gathered in output order into stage_out, packed, 16 bytes a store;
 /// 3. each output run is stored on the output's 16-byte grid: a chunk's 16 bytes realigned from two stage
 ///    words, one vector store inside the run, byte ranges at its ends (store_byte_range), so no other run's
@@ -242,73 +242,77 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   unsigned char* stage_out = base + l.stage_out;
   const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
   const unsigned in_pitch = p.in_pitch;  // stage_in bytes a run
+  // Tables: each input run's offset in the box, then (reading them) each output-order element's place in the
+  // stage — its run's slot, the run's offset mod 16 (the run's shift in its staged chunks), its index in the
+  // run — and each output run's offset.
+  const unsigned in_runs = V / in_run;
+  for (unsigned r = threadIdx.x; r < in_runs; r += threads) in_run_off[r] = box_in_offset(p, r * in_run);
+  __syncthreads();  // in_run_off complete
   const unsigned padded = 16 * p.quads;  // src entries: whole 16-element groups, those past V read byte 0
   for (unsigned i = threadIdx.x; i < padded; i += threads) {
     if (i >= V) {
       src[i] = 0;
       continue;
     }
-    // input-order element i starts run r
-    if (const unsigned r = p.in_run_div.div(i); i == r * in_run) in_run_off[r] = box_in_offset(p, i);
-    // Output-order element i: its input-order index and, at a run start, its output offset.
     unsigned in_index = 0;
     const unsigned off = box_out_offset(p, i, in_index);
     if (const unsigned r = p.out_run_div.div(i); i == r * out_run) out_run_off[r] = off;
     const unsigned q = p.in_run_div.div(in_index);
-    src[i] = static_cast<unsigned short>(q * in_pitch + (in_index - q * in_run) * UnitBytes);
+    src[i] = static_cast<unsigned short>(q * in_pitch + (in_run_off[q] & 15) + (in_index - q * in_run) * UnitBytes);
   }
   __syncthreads();  // tables complete
 
   const unsigned out_bytes = out_run * UnitBytes;
   const unsigned G = p.group;
-  auto* bases = reinterpret_cast<std::uint64_t*>(base + l.bases);  // [g] input, [G + g] output; 0: past the last box
-  // 1. input runs -> stage_in, realigned; `batch` items (two chunk loads each) in flight a thread. Inside: every
-  //    chunk lies within the input view (no per-chunk bounds test; a group's boxes off the view's ends take
-  //    load_chunk's test).
+  // [g]: box g's input address ([0]'s for boxes past the last, whose loads are then harmless duplicates),
+  // [G + g]: its output address, 0 past the last box.
+  auto* bases = reinterpret_cast<std::uint64_t*>(base + l.bases);
+  // 1. input runs -> stage_in as whole aligned chunks, not realigned: run r of box g from (box address & ~15)
+  //    + (run offset & ~15), at stage_in_box g + in_pitch r. Inside: every chunk lies within the input view:
+  //    cp.async on the plain pitch (16-byte slots), else loads (`batch` in flight a thread) and 8- or 4-byte
+  //    stores; a group with a box off the view's ends takes load_chunk's per-chunk test. Before, each chunk was
+  //    realigned from two loads in registers: 72 instructions a chunk, 28 % of the kernel's (ncu).
   auto stage_inputs = [&](auto inside) {
     const unsigned in_total = G * p.in_items;
-    for (unsigned it0 = threadIdx.x; it0 < in_total; it0 += batch * threads) {
-      uint4 lo[batch], hi[batch];
-      unsigned mis[batch], dst[batch];
-#pragma unroll
-      for (int s = 0; s < batch; ++s) {
-        const unsigned it = it0 + s * threads;
-        mis[s] = 0;
-        lo[s] = hi[s] = make_uint4(0, 0, 0, 0);
-        dst[s] = 16 * it;  // the plain pitch: box g's run r, chunk k at 16 it
-        if (it >= in_total) continue;
-        const unsigned g = p.in_items_div.div(it), item = it - g * p.in_items;
-        const unsigned r = p.in_chunks_div.div(item), k = item - r * p.in_chunks;
-        if constexpr (StageBytes != 16) dst[s] = g * l.stage_in_box + r * in_pitch + 16 * k;
-        const std::uint64_t box_in = bases[g];
-        if (box_in == 0) continue;
-        const std::uint64_t a = box_in + in_run_off[r] + 16 * k;
-        mis[s] = static_cast<unsigned>(a) & 15;
-        const std::uint64_t c = a - mis[s];
-        if constexpr (decltype(inside)::value) {
-          lo[s] = __ldg(reinterpret_cast<const uint4*>(c));
-          if (mis[s] != 0) hi[s] = __ldg(reinterpret_cast<const uint4*>(c + 16));
-        } else {
-          lo[s] = load_chunk(c, p.in_lo, p.in_hi);
-          if (mis[s] != 0) hi[s] = load_chunk(c + 16, p.in_lo, p.in_hi);
-        }
+    constexpr bool async = StageBytes == 16 && decltype(inside)::value;
+    auto chunk_of = [&](unsigned it, unsigned& dst) {
+      const unsigned g = p.in_items_div.div(it), item = it - g * p.in_items;
+      const unsigned r = p.in_chunks_div.div(item), k = item - r * p.in_chunks;
+      dst = g * l.stage_in_box + r * in_pitch + 16 * k;
+      return (bases[g] & ~std::uint64_t{15}) + (in_run_off[r] & ~15u) + 16 * k;
+    };
+    if constexpr (async) {
+      const auto stage0 = static_cast<unsigned>(__cvta_generic_to_shared(stage_in));
+      for (unsigned it = threadIdx.x; it < in_total; it += threads) {
+        unsigned dst = 0;
+        const std::uint64_t c = chunk_of(it, dst);
+        cp_async_bytes<16>(stage0 + dst, reinterpret_cast<const void*>(c));
       }
+      cp_async_wait_all();
+    } else {
+      for (unsigned it0 = threadIdx.x; it0 < in_total; it0 += batch * threads) {
+        uint4 v[batch];
+        unsigned dst[batch];
 #pragma unroll
-      for (int s = 0; s < batch; ++s) {
-        const unsigned it = it0 + s * threads;
-        if (it >= in_total) continue;
-        const std::uint32_t x[4] = {lo[s].x, lo[s].y, lo[s].z, lo[s].w}, y[4] = {hi[s].x, hi[s].y, hi[s].z, hi[s].w};
-        std::uint32_t w[4];
-        realign(x, y, mis[s], w);
-        unsigned char* d = stage_in + dst[s];
-        if constexpr (StageBytes == 16) {
-          *reinterpret_cast<uint4*>(d) = make_uint4(w[0], w[1], w[2], w[3]);
-        } else if constexpr (StageBytes == 8) {
-          reinterpret_cast<uint2*>(d)[0] = make_uint2(w[0], w[1]);
-          reinterpret_cast<uint2*>(d)[1] = make_uint2(w[2], w[3]);
-        } else {
+        for (int s = 0; s < batch; ++s) {
+          const unsigned it = min(it0 + s * threads, in_total - 1);  // past the end: the last item again, not stored
+          const std::uint64_t c = chunk_of(it, dst[s]);
+          if constexpr (decltype(inside)::value) v[s] = __ldg(reinterpret_cast<const uint4*>(c));
+          else v[s] = load_chunk(c, p.in_lo, p.in_hi);
+        }
 #pragma unroll
-          for (int q = 0; q < 4; ++q) reinterpret_cast<std::uint32_t*>(d)[q] = w[q];
+        for (int s = 0; s < batch; ++s) {
+          if (it0 + s * threads >= in_total) continue;
+          unsigned char* d = stage_in + dst[s];
+          if constexpr (StageBytes == 16) {
+            *reinterpret_cast<uint4*>(d) = v[s];
+          } else if constexpr (StageBytes == 8) {
+            reinterpret_cast<uint2*>(d)[0] = make_uint2(v[s].x, v[s].y);
+            reinterpret_cast<uint2*>(d)[1] = make_uint2(v[s].z, v[s].w);
+          } else {
+            auto* d4 = reinterpret_cast<std::uint32_t*>(d);
+            d4[0] = v[s].x, d4[1] = v[s].y, d4[2] = v[s].z, d4[3] = v[s].w;
+          }
         }
       }
     }
@@ -316,13 +320,13 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
   for (std::int64_t b0 = static_cast<std::int64_t>(blockIdx.x) * G; b0 < p.boxes; b0 += static_cast<std::int64_t>(gridDim.x) * G) {
     bool inside = true;
     for (unsigned g = threadIdx.x; g < G; g += threads) {
+      const std::int64_t b = b0 + g < p.boxes ? b0 + g : b0;
       std::int64_t in_base = 0, out_base = 0;
-      const std::int64_t b = b0 + g;
-      if (b < p.boxes) p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
+      p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
       const std::uint64_t box_in = reinterpret_cast<std::uint64_t>(p.in) + in_base;
-      bases[g] = b < p.boxes ? box_in : 0;
-      bases[G + g] = b < p.boxes ? reinterpret_cast<std::uint64_t>(p.out) + out_base : 0;
-      if (b < p.boxes) inside = inside && (box_in & ~std::uint64_t{15}) >= p.in_lo && box_in + p.in_reach <= p.in_hi;
+      bases[g] = box_in;
+      bases[G + g] = b0 + g < p.boxes ? reinterpret_cast<std::uint64_t>(p.out) + out_base : 0;
+      inside = inside && (box_in & ~std::uint64_t{15}) >= p.in_lo && box_in + p.in_reach <= p.in_hi;
     }
     if (__syncthreads_and(inside)) {  // bases complete
       stage_inputs(std::true_type{});
@@ -339,7 +343,7 @@ __global__ void __launch_bounds__(box_policy::threads) box16_kernel(const box_pa
     for (unsigned qi = threadIdx.x; qi < quads_total; qi += threads) {
       const unsigned g = p.quads_div.div(qi), q = qi - g * p.quads;
       const unsigned o = 16 * q;
-      const unsigned char* in_g = stage_in + g * l.stage_in_box;
+      const unsigned char* in_g = stage_in + g * l.stage_in_box + (static_cast<unsigned>(bases[g]) & 15);
       const uint4 s0 = *reinterpret_cast<const uint4*>(src + o), s1 = *reinterpret_cast<const uint4*>(src + o + 8);
       const std::uint32_t e[8] = {s0.x, s0.y, s0.z, s0.w, s1.x, s1.y, s1.z, s1.w};  // two entries each
       std::uint32_t w[4];

@@ -54,6 +54,23 @@ inline constexpr unsigned box16_group_smem = 64 * 1024;
 /// 1 %. 1 a thread lost almost everywhere (r8 n6 0.411).
 inline constexpr long long box16_group_items = 8;
 
+/// Chunks box16 stages an input run in (kernels/box.cuh, phase 1): aligned 16-byte chunks from the box's input
+/// address rounded down to 16 plus the run's offset in the box rounded down to 16, so that the run starts
+/// (box address mod 16) + (run offset mod 16) bytes into its staged chunks — the box's part one shift for all
+/// its runs, the run's part in the gather's table — and no chunk is realigned in registers. `base_align`: a
+/// power of two dividing every box's input address (the pointer and the batch strides; 1 when unknown).
+inline std::int64_t box16_in_chunks(const box_plan& b, std::int64_t base_align = 1) {
+  const std::int64_t R = b.in_run * b.unit_bytes;
+  std::int64_t run_align = 16;  // divides every run's offset in the box
+  for (int k = 0; k < b.rank; ++k) {
+    const std::int64_t stride = b.axis[static_cast<std::size_t>(k)].in_stride;
+    if (stride >= R)  // axes outside the run (those inside it step within the run's bytes)
+      while (stride % run_align != 0) run_align /= 2;
+  }
+  const std::int64_t box_shift = 16 - std::min<std::int64_t>(base_align, 16), run_shift = 16 - run_align;
+  return (box_shift + run_shift + R + 15) / 16;
+}
+
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
 /// run plus a pad of 0, 4, 8 or 12 bytes. The gather reads the stage in output order, 16 consecutive elements
 /// a thread (a load instruction's lanes 16 elements apart); when the elements it reads come from different
@@ -63,9 +80,11 @@ inline constexpr long long box16_group_items = 8;
 /// plain pitch, then go out as four 4-byte stores (8-byte pads: two 8-byte ones). The model counts the
 /// wavefronts of both phases on sampled warps of one box and takes the pitch with the fewest (ties: the
 /// smaller pad). Host code (tested in tests/host), run on each launch of a box16 shape (~2000 decodes).
-inline unsigned box16_in_pitch(const box_plan& b) {
+/// `chunks`: box16_in_chunks. The model places each run at the start of its slot; the runs' shifts within
+/// their first chunk (0-30 bytes) are left out.
+inline unsigned box16_in_pitch(const box_plan& b, std::int64_t chunks) {
   const std::int64_t U = b.unit_bytes, V = b.volume, R = b.in_run;
-  const std::int64_t chunks = (R * U + 15) / 16, runs = V / R, plain = 16 * chunks;
+  const std::int64_t runs = V / R, plain = 16 * chunks;
   if (runs <= 1 || U != 1) return static_cast<unsigned>(plain);  // box16 moves 1-byte units
   std::array<std::int64_t, 2 * max_canonical_rank> weight{};  // input-order index weights
   std::int64_t w = 1;
