@@ -16,6 +16,7 @@
 #include "common/cuda_check.cuh"
 #include "common/oracle.cuh"
 #include "common/reference.hpp"
+#include "plan/box.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -768,6 +769,38 @@ TEST(PermuteNd, ViewsAndShiftsThroughBoxTiles) {
     st *= shape[static_cast<std::size_t>(i)] + (i == 4 ? 4 : 0);
   }
   check(problem{shape, {1, 0, 2, 4, 3}, 4, strides, {}});
+}
+
+TEST(PermuteNd, Box16StagesRunsAtEveryShiftThroughBothLoadPaths) {
+  // box16 (1-byte units) copies each input run as the aligned chunks that cover it and folds the box's and the
+  // run's shifts into the gather: small problems (quick under racecheck) whose boxes have runs at odd offsets
+  // (odd strides), at odd addresses (odd batch strides, shifted pointers), a last group of fewer boxes, the
+  // plain stage pitch (cp.async) or a padded one (loads and 4- or 8-byte stores), and groups at the input's
+  // ends (load_chunk's bounded loads). Each problem must take a box (as the dispatch sizes them for this GPU).
+  int sms = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  const std::vector<std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> cases = {
+      {{7, 3, 2, 9, 11, 7, 2, 51}, {3, 0, 1, 5, 4, 7, 2, 6}},  // 2 runs of 714 a box, output runs of 204
+      {{3, 64, 7, 3, 14, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}},  // one run of 2268, output runs of 1134
+      {{30, 4, 6, 55, 2, 40}, {2, 3, 1, 4, 5, 0}},            // 30 runs of 240, pitch padded by 12
+      {{300, 4, 3, 64, 7}, {0, 2, 4, 3, 1}},                   // runs of 448 on the plain pitch
+      {{7, 68, 21, 2, 4, 22}, {5, 3, 2, 0, 1, 4}},             // runs of 88, pitch padded by 4, output runs of 136
+  };
+  for (const auto& [shape, axes] : cases) {
+    const problem p{shape, axes, 1, {}, {}};
+    const auto plan = xpose::make_plan(p);
+    ASSERT_TRUE(plan) << plan.error();
+    std::int64_t units = 1;
+    for (const std::int64_t e : shape) units *= e;
+    xpose::detail::box_plan b;
+    ASSERT_TRUE(xpose::detail::make_box(plan->geometry(), b,
+                                        xpose::detail::box_volume_cap(units, sms, xpose::detail::box_volume_limit(1))))
+        << p;
+    std::printf("box16: %s: boxes of %lld, runs of %lld in, %lld out\n", ::testing::PrintToString(shape).c_str(),
+                static_cast<long long>(b.volume), static_cast<long long>(b.in_run), static_cast<long long>(b.out_run));
+    for (const auto& [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {7, 3}, {13, 0}})
+      check(p, in_shift, out_shift);
+  }
 }
 
 TEST(PermuteNd, PlainRowsJoinedByTheBatchAxisBesideThemInTheOutput) {
