@@ -298,6 +298,20 @@ TEST(Box, Box16StagesEachRunAsTheChunksThatCoverItAtEveryShift) {
       EXPECT_LT(16 * chunks, most + 32) << "base_align " << base_align << ": two chunks more than needed";
     }
   }
+  // An overlapping input view can put an axis outside the run at a stride shorter than the run (runs of 100
+  // bytes 37 apart): its stride still shifts the runs. Runs 0-4 start 0, 37, 74, 111, 148 bytes into the box.
+  xpose::detail::box_plan overlap;
+  overlap.unit_bytes = 1;
+  overlap.rank = 2;
+  overlap.axis[0] = {100, 1, 5};
+  overlap.axis[1] = {5, 37, 1};
+  overlap.out_order = {1, 0};
+  overlap.volume = 500;
+  overlap.in_run = 100;
+  overlap.out_run = 5;
+  std::int64_t most = 0;
+  for (std::int64_t r = 0; r < 5; ++r) most = std::max(most, 15 + 37 * r % 16 + 100);
+  EXPECT_GE(16 * box16_in_chunks(overlap), most);
 }
 
 TEST(Box, AxesWithoutAFittingDivisorSplitRaggedWithATail) {

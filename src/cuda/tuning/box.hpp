@@ -61,12 +61,15 @@ inline constexpr long long box16_group_items = 8;
 /// power of two dividing every box's input address (the pointer and the batch strides; 1 when unknown).
 inline std::int64_t box16_in_chunks(const box_plan& b, std::int64_t base_align = 1) {
   const std::int64_t R = b.in_run * b.unit_bytes;
+  // The run's axes lead the box's (input order) with strides unit, unit x extent ...; the offsets of the runs
+  // are sums of multiples of the other axes' strides (which may be shorter than the run in an overlapping
+  // input view), so a power of two dividing those divides every run's offset.
+  int k = 0;
+  for (std::int64_t run = 1; k < b.rank && b.axis[static_cast<std::size_t>(k)].in_stride == run * b.unit_bytes; ++k)
+    run *= b.axis[static_cast<std::size_t>(k)].extent;
   std::int64_t run_align = 16;  // divides every run's offset in the box
-  for (int k = 0; k < b.rank; ++k) {
-    const std::int64_t stride = b.axis[static_cast<std::size_t>(k)].in_stride;
-    if (stride >= R)  // axes outside the run (those inside it step within the run's bytes)
-      while (stride % run_align != 0) run_align /= 2;
-  }
+  for (; k < b.rank; ++k)
+    while (b.axis[static_cast<std::size_t>(k)].in_stride % run_align != 0) run_align /= 2;
   const std::int64_t box_shift = 16 - std::min<std::int64_t>(base_align, 16), run_shift = 16 - run_align;
   return (box_shift + run_shift + R + 15) / 16;
 }
