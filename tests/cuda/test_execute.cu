@@ -801,6 +801,9 @@ TEST(PermuteNd, Box16StagesRunsAtEveryShiftThroughBothLoadPaths) {
     for (const auto& [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {7, 3}, {13, 0}})
       check(p, in_shift, out_shift);
   }
+  // An overlapping input view whose box holds an axis outside the run at a stride shorter than the run (runs of
+  // 100 bytes 37 apart, boxes 300 apart): the runs' shifts come from that stride too (box16_in_chunks).
+  for (const std::size_t in_shift : {0, 5, 11}) check(problem{{4000, 5, 100}, {0, 2, 1}, 1, {300, 37, 1}, {}}, in_shift, 0);
 }
 
 TEST(PermuteNd, PlainRowsJoinedByTheBatchAxisBesideThemInTheOutput) {
