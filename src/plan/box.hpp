@@ -37,6 +37,37 @@ struct box_plan {
   int tail_axis = -1, tail_batch = -1;
 };
 
+/// Alignment facts of one side of a box (input or output), as bit patterns whose lowest set bit bounds the
+/// alignment (box_align16): the strides of the box axes outside that side's run (the axes after the run's own,
+/// in the side's order: the runs' offsets in a box are sums of their multiples), and the batch axes' strides
+/// (the boxes' offsets from the base pointer).
+inline std::int64_t box_run_offset_bits(const box_plan& b, bool input) {
+  std::int64_t bits = 0, run = 1;
+  bool in_run = true;
+  for (int j = 0; j < b.rank; ++j) {
+    const box_axis& a = b.axis[static_cast<std::size_t>(input ? j : b.out_order[static_cast<std::size_t>(j)])];
+    const std::int64_t stride = input ? a.in_stride : a.out_stride;
+    if (in_run && stride == run * b.unit_bytes) {
+      run *= a.extent;
+      continue;
+    }
+    in_run = false;
+    bits |= stride;
+  }
+  return bits;
+}
+inline std::int64_t box_batch_offset_bits(const box_plan& b, bool input) {
+  std::int64_t bits = 0;
+  for (int i = 0; i < b.batch_rank; ++i)
+    bits |= input ? b.batch[static_cast<std::size_t>(i)].in_stride : b.batch[static_cast<std::size_t>(i)].out_stride;
+  return bits;
+}
+/// The largest power of two up to 16 that divides `bits` (16 for 0).
+inline constexpr std::int64_t box_align16(std::int64_t bits) {
+  const auto x = static_cast<std::uint64_t>(bits) | 16;
+  return static_cast<std::int64_t>(x & (~x + 1));
+}
+
 /// The boxes a ragged box plan leaves (b.tail_extent > 0): b with its split axis at tail_extent and without
 /// the split's batch axis, at byte offsets `in_offset` / `out_offset` from b's base pointers. Launched (or
 /// simulated) after b's own boxes; together they move every element once.

@@ -64,24 +64,10 @@ status launch_unit(const box_params& p, int load_bytes, int store_bytes, const b
 // every run starts aligned to it — the base pointer, the strides of the box axes outside the run (order:
 // the side's order, ascending stride) and of the batch axes are multiples of it.
 int access_bytes(const box_plan& b, bool input, std::uintptr_t base) {
-  std::int64_t bits = static_cast<std::int64_t>(base);
-  std::int64_t run = 1;
-  bool in_run = true;
-  for (int j = 0; j < b.rank; ++j) {
-    const box_axis& a = b.axis[input ? j : b.out_order[j]];
-    const std::int64_t stride = input ? a.in_stride : a.out_stride;
-    if (in_run && stride == run * b.unit_bytes) {
-      run *= a.extent;
-      continue;
-    }
-    in_run = false;
-    bits |= stride;
-  }
-  for (int i = 0; i < b.batch_rank; ++i) bits |= input ? b.batch[i].in_stride : b.batch[i].out_stride;
-  bits |= run * b.unit_bytes;
-  int w = 16;
-  while (w > b.unit_bytes && (bits % w) != 0) w /= 2;
-  return w;
+  const std::int64_t run = input ? b.in_run : b.out_run;
+  const std::int64_t bits = static_cast<std::int64_t>(base % 16) | box_run_offset_bits(b, input) |
+                            box_batch_offset_bits(b, input) | run * b.unit_bytes;
+  return static_cast<int>(std::max(box_align16(bits), b.unit_bytes));
 }
 
 // box16's shared-memory layout for a box of 1- or 2-byte units.
@@ -169,10 +155,8 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   if (b.rank > box_max_rank || b.batch_rank > box_max_rank || !box16_applies(b))
     return status(status_code::internal, "box16: larger than the kernel's tables");
   box_params p = box_params_of(b, d_in, d_out);
-  std::int64_t bits = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d_in) % 16);
-  for (int i = 0; i < b.batch_rank; ++i) bits |= b.batch[i].in_stride;
-  std::int64_t base_align = 16;  // divides every box's input address
-  while (bits % base_align != 0) base_align /= 2;
+  const std::int64_t base_align =  // divides every box's input address
+      box_align16(static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d_in) % 16) | box_batch_offset_bits(b, true));
   const std::int64_t in_chunks = box16_in_chunks(b, base_align);
   p.in_pitch = box16_pitch(b, in_chunks);
   const unsigned group = box16_group(b, p.in_pitch, in_chunks);

@@ -60,18 +60,11 @@ inline constexpr long long box16_group_items = 8;
 /// its runs, the run's part in the gather's table — and no chunk is realigned in registers. `base_align`: a
 /// power of two dividing every box's input address (the pointer and the batch strides; 1 when unknown).
 inline std::int64_t box16_in_chunks(const box_plan& b, std::int64_t base_align = 1) {
-  const std::int64_t R = b.in_run * b.unit_bytes;
-  // The run's axes lead the box's (input order) with strides unit, unit x extent ...; the offsets of the runs
-  // are sums of multiples of the other axes' strides (which may be shorter than the run in an overlapping
-  // input view), so a power of two dividing those divides every run's offset.
-  int k = 0;
-  for (std::int64_t run = 1; k < b.rank && b.axis[static_cast<std::size_t>(k)].in_stride == run * b.unit_bytes; ++k)
-    run *= b.axis[static_cast<std::size_t>(k)].extent;
-  std::int64_t run_align = 16;  // divides every run's offset in the box
-  for (; k < b.rank; ++k)
-    while (b.axis[static_cast<std::size_t>(k)].in_stride % run_align != 0) run_align /= 2;
+  // Every run's offset in the box is a multiple of run_align (an overlapping input view may put an axis
+  // outside the run at a stride shorter than the run: it counts too).
+  const std::int64_t run_align = box_align16(box_run_offset_bits(b, true));
   const std::int64_t box_shift = 16 - std::min<std::int64_t>(base_align, 16), run_shift = 16 - run_align;
-  return (box_shift + run_shift + R + 15) / 16;
+  return (box_shift + run_shift + b.in_run * b.unit_bytes + 15) / 16;
 }
 
 /// box16's stage pitch: bytes from one staged input run to the next (kernels/box.cuh), 16 x the chunks of a
