@@ -883,6 +883,17 @@ TEST(Large, FourByteTransposeOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
   check_large_with_oracle(p);
 }
 
+TEST(PermuteNd, BoxTablesPerElementAndPerRunOnLargeProblems) {
+  // box_kernel's tables per element (large problems), per run with more blocks (single-stage boxes with little
+  // in flight), per run at the per-element block count (small problems; the box tests above): tuning/box.hpp,
+  // choose_box_kernel. 0.25-0.5 GiB each way, every element checked by the device oracle.
+  const std::vector<std::int64_t> r8n27{1, 2, 0, 7, 6, 4, 5, 3}, r8n6{3, 0, 1, 5, 4, 7, 2, 6};
+  check_large_with_oracle(problem{{3, 368, 7, 3, 214, 3, 3, 3}, r8n27, 4, {}, {}});  // per element, 4-byte loads
+  check_large_with_oracle(problem{{3, 736, 7, 3, 214, 3, 3, 3}, r8n27, 2, {}, {}});  // per run, 9 blocks an SM
+  check_large_with_oracle(problem{{7, 3, 2, 27, 41, 7, 2, 51}, r8n6, 16, {}, {}});   // per element, two stages
+  check_large_with_oracle(problem{{7, 3, 2, 218, 41, 7, 2, 51}, r8n6, 2, {}, {}});   // per run, 1428-unit boxes
+}
+
 TEST(Execute, RunsOnANonDefaultStream) {
   cudaStream_t s = nullptr;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

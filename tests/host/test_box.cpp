@@ -217,6 +217,39 @@ TEST(Box, SmallBlocksWhereThreadsNotSharedMemoryLimitTheBoxesInFlight) {
   EXPECT_EQ(xpose::detail::box_blocks_per_sm(big, smem_1428_u2), 8);
 }
 
+TEST(Box, BoxKernelTablesPerRunForSmallProblemsAndForSingleStageBoxesWithLittleInFlight) {
+  using xpose::detail::choose_box_kernel;
+  // Shared memory of a block with per-run / per-element tables (box_smem_bytes): 4 bytes an entry, the data
+  // (stages of it), 2 bytes of src an element.
+  auto smem = [](long long V, long long U, int stages, long long entries) {
+    return static_cast<int>((4 * entries + 15) / 16 * 16 + stages * ((V * U + 15) / 16 * 16) + 2 * V);
+  };
+  // fp16 3x736x7x3x214x3x3x3: boxes of 5778 units, runs 1926 / 642, 4-byte loads. Per element: 3 blocks an SM,
+  // 35 KiB of boxes in flight; per run, as many blocks as fit (9 of 128 threads).
+  {
+    const int runs = smem(5778, 2, 1, 3 + 9), elems = smem(5778, 2, 1, 2 * 5778);
+    const auto c = choose_box_kernel(runs, elems, true, 5778, 2, 46368, 132);
+    EXPECT_TRUE(c.run_tables);
+    EXPECT_EQ(c.occupancy_smem, runs);
+    // The same boxes loaded 16 bytes an access (two stages) keep the per-element tables and their block count.
+    const auto two = choose_box_kernel(smem(5778, 2, 2, 12), smem(5778, 2, 2, 2 * 5778), false, 5778, 2, 46368, 132);
+    EXPECT_FALSE(two.run_tables);
+    // Too few boxes for the extra blocks: per-run tables at the per-element block count.
+    const auto small = choose_box_kernel(runs, elems, true, 5778, 2, 3000, 132);
+    EXPECT_TRUE(small.run_tables);
+    EXPECT_EQ(small.occupancy_smem, elems);
+  }
+  // fp32 boxes of 2889 units (runs 963 / 321, 4-byte loads): per element, 5 blocks hold 56 KiB of boxes, so a
+  // large problem keeps its per-element tables (a division an access cost 3 % there).
+  {
+    const int runs = smem(2889, 4, 1, 3 + 9), elems = smem(2889, 4, 1, 2 * 2889);
+    const auto c = choose_box_kernel(runs, elems, true, 2889, 4, 46368, 132);
+    EXPECT_FALSE(c.run_tables);
+    EXPECT_EQ(c.occupancy_smem, elems);
+    EXPECT_TRUE(choose_box_kernel(runs, elems, true, 2889, 4, 2000, 132).run_tables);  // a 32 MiB problem
+  }
+}
+
 TEST(Box, SharedMemoryWavefrontsCountTheBusiestBank) {
   using xpose::detail::smem_wavefronts;
   std::vector<std::int64_t> w(32);

@@ -337,8 +337,11 @@ std::string plan_summary(const xpose::plan& p) {
     os << ' ' << g.elem_words * g.word_bytes << 'B';
   }
   if (g.batch_count() > 1) os << " b" << g.batch_count();
-  // The GPU's box tiles (src/plan/box.hpp) for tiles with a short side: box<units>.
-  if (xpose::detail::box_plan b; xpose::detail::make_box(g, b)) os << " box" << b.volume;
+  // The GPU's box tiles (src/plan/box.hpp) for tiles with a short side: box<units>, at the unit's volume limit
+  // as the dispatcher takes it (box_volume_limit; small problems get smaller boxes there, box_volume_cap).
+  if (xpose::detail::box_plan b;
+      xpose::detail::make_box(g, b, xpose::detail::box_volume_limit(xpose::detail::box_unit_bytes(g))))
+    os << " box" << b.volume;
   return os.str();
 }
 

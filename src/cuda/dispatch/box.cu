@@ -14,6 +14,7 @@ namespace {
 
 // The launch geometry of box_kernel: grid, block (box_threads) and dynamic shared memory.
 struct box_launch {
+  bool run_tables = true;  // box_kernel's RunTables (choose_box_kernel)
   unsigned grid = 1;
   int threads = box_policy::threads;
   int smem = 0;
@@ -21,11 +22,14 @@ struct box_launch {
 
 template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads>
 status launch_threads(const box_params& p, const box_launch& l, cudaStream_t stream) {
-  if (status s = allow_dynamic_smem(box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads>, l.smem, "box shared-memory opt-in"); !s)
-    return s;
-  box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads><<<l.grid, Threads, static_cast<std::size_t>(l.smem), stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
-  return status::ok();
+  auto run = [&](auto kernel) {
+    if (status s = allow_dynamic_smem(kernel, l.smem, "box shared-memory opt-in"); !s) return s;
+    kernel<<<l.grid, Threads, static_cast<std::size_t>(l.smem), stream>>>(p);
+    if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "box launch");
+    return status::ok();
+  };
+  if (l.run_tables) return run(box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads, true>);
+  return run(box_kernel<UnitBytes, LoadBytes, StoreBytes, Threads, false>);
 }
 
 template <int UnitBytes, int LoadBytes, int StoreBytes>
@@ -117,6 +121,14 @@ unsigned box16_group(const box_plan& b, unsigned in_pitch, std::int64_t in_chunk
 // accesses there already fill sectors, box16's extra staging pass is then a cost.
 bool box16_applies(const box_plan& b) { return b.unit_bytes == 1 && b.volume < 65536; }
 
+// box_kernel's dynamic shared memory for `b` (box_smem_bytes), its tables per run or per element.
+int box_kernel_smem(const box_plan& b, int stages, bool run_tables) {
+  const std::int64_t in_runs = run_tables ? b.volume / b.in_run : b.volume;
+  const std::int64_t out_runs = run_tables ? b.volume / b.out_run : b.volume;
+  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), stages, static_cast<int>(in_runs),
+                        static_cast<int>(out_runs));
+}
+
 // Fills the parameters both box kernels read: axes, volume, batch.
 box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
   box_params p{};
@@ -132,6 +144,10 @@ box_params box_params_of(const box_plan& b, const void* d_in, void* d_out) {
     p.out_order[k] = b.out_order[k];
   }
   p.volume = static_cast<unsigned>(b.volume);
+  p.in_run = static_cast<unsigned>(b.in_run);
+  p.out_run = static_cast<unsigned>(b.out_run);
+  p.in_run_div = div32(p.in_run);
+  p.out_run_div = div32(p.out_run);
   p.boxes = 1;
   p.batch.rank = b.batch_rank;
   for (int i = 0; i < b.batch_rank; ++i) {
@@ -163,10 +179,6 @@ status launch_box16(const box_plan& b, const void* d_in, void* d_out, std::int64
   const box16_layout l = box16_layout_of(b, group, p.in_pitch);
   p.in_lo = reinterpret_cast<std::uintptr_t>(d_in);
   p.in_hi = p.in_lo + static_cast<std::uint64_t>(in_span);
-  p.in_run = static_cast<unsigned>(b.in_run);
-  p.out_run = static_cast<unsigned>(b.out_run);
-  p.in_run_div = div32(p.in_run);
-  p.out_run_div = div32(p.out_run);
   p.in_chunks = static_cast<unsigned>(in_chunks);
   p.out_chunks = static_cast<unsigned>((b.out_run * b.unit_bytes + 15 + 15) / 16);
   p.group = group;
@@ -207,7 +219,7 @@ bool box_fits(const box_plan& b, const device_info& dev) {
     return l.bytes <= static_cast<unsigned>(dev.smem_optin) && l.stage_in_box < 65536;  // src is 16-bit
   }
   // The pointers' alignment is not known here: room for box_kernel's two stages.
-  return box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(16)) <= dev.smem_optin;
+  return box_kernel_smem(b, box_stages(16), false) <= dev.smem_optin;
 }
 
 namespace {
@@ -222,9 +234,14 @@ status launch_boxes(const box_plan& b, const void* d_in, void* d_out, std::int64
   const int lw = access_bytes(b, true, reinterpret_cast<std::uintptr_t>(d_in));
   const int sw = access_bytes(b, false, reinterpret_cast<std::uintptr_t>(d_out));
   box_launch l;
-  l.smem = box_smem_bytes(static_cast<int>(b.volume), static_cast<int>(b.unit_bytes), box_stages(lw));
-  l.threads = box_threads(lw, l.smem, p.boxes, dev.sm_count);
-  l.grid = box_grid(p.boxes, l.smem, dev, l.threads);
+  const int stages = box_stages(lw);
+  const box_kernel_choice c = choose_box_kernel(box_kernel_smem(b, stages, true), box_kernel_smem(b, stages, false),
+                                                stages == 1, b.volume, b.unit_bytes, p.boxes, dev.sm_count);
+  l.run_tables = c.run_tables;
+  if (!c.run_tables) p.in_run = p.out_run = 1, p.in_run_div = p.out_run_div = div32(1);  // a table entry an element
+  l.smem = box_kernel_smem(b, stages, c.run_tables);
+  l.threads = box_threads(lw, c.occupancy_smem, p.boxes, dev.sm_count);
+  l.grid = box_grid(p.boxes, c.occupancy_smem, dev, l.threads);
   switch (b.unit_bytes) {
     case 1: return launch_unit<1>(p, lw, sw, l, stream);
     case 2: return launch_unit<2>(p, lw, sw, l, stream);

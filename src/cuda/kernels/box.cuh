@@ -1,7 +1,6 @@
 // box family: transpose2d geometries whose tile sides stay short, moved as boxes of several axes (plan/box.hpp
-// chooses them). A block builds three tables once — in_off[i] (byte offset of the i-th box element in input
-// order), out_off[o] and src[o] (byte offset and input-order index of the o-th element in output order) —
-// then for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
+// chooses them). A block builds its tables once — the byte offset of each input run and of each output run in
+// the box, and src[o] (the input-order index of the o-th element in output order) — then for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
 // contiguous in the input, so consecutive threads read consecutive units) and stores them in output order
 // (runs of out_run contiguous). Global accesses are LoadBytes / StoreBytes wide (up to 16 bytes, several
 // units) where the runs' lengths and the strides around them allow (dispatch/box.cu decides), else a unit.
@@ -22,17 +21,18 @@ inline constexpr int box_max_rank = 2 * 9;  // both tile sides and the batch axe
 inline constexpr int box_table_entries = 8192;  // box_volume_limit (plan/box.hpp): 2-byte units
 inline constexpr int box_data_bytes = 32768;
 
-/// Dynamic shared memory of a box of `volume` elements: in_off and out_off (4 bytes each), the data (from a
-/// 16-byte boundary; two stages of it where box_kernel loads 16 bytes an access, box_stages), then src (2
-/// bytes each).
+/// box_kernel's dynamic shared memory for a box of `volume` elements with `in_runs` / `out_runs` table entries
+/// a side (the box's runs, or one an element: tuning/box.hpp, choose_box_kernel): each entry's offset (4 bytes),
+/// the data (from a 16-byte boundary; two stages of it where box_kernel loads 16 bytes an access, box_stages),
+/// then src (2 bytes an element).
 inline constexpr int box_stages(int load_bytes) { return load_bytes == 16 ? 2 : 1; }
-inline constexpr int box_data_offset(int volume) { return (8 * volume + 15) / 16 * 16; }
+inline constexpr int box_data_offset(int in_runs, int out_runs) { return (4 * (in_runs + out_runs) + 15) / 16 * 16; }
 inline constexpr int box_data_bytes_of(int volume, int unit_bytes) { return (volume * unit_bytes + 15) / 16 * 16; }
-inline constexpr int box_src_offset(int volume, int unit_bytes, int stages) {
-  return box_data_offset(volume) + stages * box_data_bytes_of(volume, unit_bytes);
+inline constexpr int box_src_offset(int volume, int unit_bytes, int stages, int in_runs, int out_runs) {
+  return box_data_offset(in_runs, out_runs) + stages * box_data_bytes_of(volume, unit_bytes);
 }
-inline constexpr int box_smem_bytes(int volume, int unit_bytes, int stages) {
-  return box_src_offset(volume, unit_bytes, stages) + 2 * volume;
+inline constexpr int box_smem_bytes(int volume, int unit_bytes, int stages, int in_runs, int out_runs) {
+  return box_src_offset(volume, unit_bytes, stages, in_runs, out_runs) + 2 * volume;
 }
 
 struct box_params {
@@ -48,10 +48,12 @@ struct box_params {
   unsigned volume = 0;
   std::int64_t boxes = 0;                      // product of the batch extents
   batch_map<box_max_rank> batch;               // box index -> byte offsets
-  // box16 only (1- and 2-byte units):
-  std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
-  unsigned in_run = 1, out_run = 1;            // elements contiguous in the input / output (b.in_run, b.out_run)
+  // Elements contiguous in the input / output (b.in_run, b.out_run); box_kernel: its tables' entries cover this
+  // many elements (the runs, or 1 for a table entry an element).
+  unsigned in_run = 1, out_run = 1;
   div32 in_run_div, out_run_div;
+  // box16 only (1-byte units):
+  std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
   unsigned in_chunks = 1, out_chunks = 1;      // 16-byte chunks an input run is staged in; an output run spans
   unsigned in_pitch = 16;                      // stage bytes from one input run to the next (box16_in_pitch)
   unsigned group = 1;                          // boxes staged together (so that each phase has work for every thread)
@@ -113,7 +115,9 @@ __device__ __forceinline__ unsigned box_out_offset(const box_params& p, unsigned
 
 /// Threads: the block, box_policy::threads or (single-stage boxes whose 256-thread blocks would be limited by
 /// threads, not shared memory) box_policy::small_threads (box_threads, tuning/box.hpp).
-template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads = box_policy::threads>
+/// RunTables: the tables hold an offset a run (p.in_run, p.out_run elements), else one an element (p.in_run =
+/// p.out_run = 1, indexed without a division: on large fp32 boxes of 4-byte accesses the division cost 3-4 %).
+template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads = box_policy::threads, bool RunTables = true>
 __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
   using load_word = typename word_type<LoadBytes>::type;
@@ -121,26 +125,43 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
   constexpr int threads = Threads, batch = box_policy::loads_in_flight;
   constexpr unsigned L = LoadBytes / UnitBytes, S = StoreBytes / UnitBytes;  // units an access
   extern __shared__ uint4 box_smem[];  // 16-byte aligned
-  const unsigned V = p.volume;
+  const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
+  const unsigned in_runs = V / in_run, out_runs = V / out_run;
   auto* base = reinterpret_cast<unsigned char*>(box_smem);
-  auto* in_off = reinterpret_cast<unsigned*>(base);
-  unsigned* out_off = in_off + V;
-  word* data = reinterpret_cast<word*>(base + box_data_offset(static_cast<int>(V)));
-  auto* src = reinterpret_cast<unsigned short*>(base + box_src_offset(static_cast<int>(V), UnitBytes, box_stages(LoadBytes)));
-  // Tables, once per block: decode each index over the axes (fastest first).
+  auto* in_run_off = reinterpret_cast<unsigned*>(base);
+  unsigned* out_run_off = in_run_off + in_runs;
+  word* data = reinterpret_cast<word*>(base + box_data_offset(static_cast<int>(in_runs), static_cast<int>(out_runs)));
+  auto* src = reinterpret_cast<unsigned short*>(
+      base + box_src_offset(static_cast<int>(V), UnitBytes, box_stages(LoadBytes), static_cast<int>(in_runs),
+                            static_cast<int>(out_runs)));
+  // Tables, once per block: each run's offset (its first element's digits over the axes), and each output-order
+  // element's input-order index. Element i of the input order lies at in_run_off[i / in_run] + (i mod in_run)
+  // units, and likewise for the output (runs are whole numbers of L and S units). With in_run = out_run = 1
+  // (large problems: no division's cost an access, choose_box_kernel) the tables hold every element.
+  for (unsigned r = threadIdx.x; r < in_runs; r += threads) in_run_off[r] = box_in_offset(p, r * in_run);
   for (unsigned i = threadIdx.x; i < V; i += threads) {
-    in_off[i] = box_in_offset(p, i);
     unsigned in_index = 0;
-    out_off[i] = box_out_offset(p, i, in_index);
+    const unsigned off = box_out_offset(p, i, in_index);
+    if (const unsigned r = p.out_run_div.div(i); i == r * out_run) out_run_off[r] = off;
     src[i] = static_cast<unsigned short>(in_index);
   }
   __syncthreads();  // tables complete
+  auto in_off = [&](unsigned i) {
+    if constexpr (!RunTables) return in_run_off[i];
+    const unsigned r = p.in_run_div.div(i);
+    return in_run_off[r] + (i - r * in_run) * UnitBytes;
+  };
+  auto out_off = [&](unsigned o) {
+    if constexpr (!RunTables) return out_run_off[o];
+    const unsigned r = p.out_run_div.div(o);
+    return out_run_off[r] + (o - r * out_run) * UnitBytes;
+  };
 
   // Output order, S units an access: gathered from `stage` one unit at a time, stored as one word.
   auto store_box = [&](const word* stage, unsigned char* out) {
     for (unsigned o = threadIdx.x * S; o < V; o += threads * S) {
       if constexpr (S == 1) {
-        *reinterpret_cast<word*>(out + out_off[o]) = stage[src[o]];
+        *reinterpret_cast<word*>(out + out_off(o)) = stage[src[o]];
       } else {
         union {
           store_word whole;
@@ -148,7 +169,7 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
         } w;
 #pragma unroll
         for (unsigned j = 0; j < S; ++j) w.part[j] = stage[src[o + j]];
-        *reinterpret_cast<store_word*>(out + out_off[o]) = w.whole;
+        *reinterpret_cast<store_word*>(out + out_off(o)) = w.whole;
       }
     }
   };
@@ -165,7 +186,7 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
       p.batch.offsets(static_cast<std::uint64_t>(b), in_base, out_base);
       const unsigned char* in = p.in + in_base;
       for (unsigned i = threadIdx.x * L; i < V; i += threads * L)
-        cp_async_bytes<LoadBytes>(stage + i * UnitBytes, in + in_off[i]);
+        cp_async_bytes<LoadBytes>(stage + i * UnitBytes, in + in_off(i));
       cp_async_commit();
     };
     unsigned cur = 0;
@@ -197,7 +218,7 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
 #pragma unroll
         for (int s = 0; s < batch; ++s) {
           const unsigned i = i0 + s * threads * L;
-          if (i < V) v[s] = __ldg(reinterpret_cast<const load_word*>(in + in_off[i]));
+          if (i < V) v[s] = __ldg(reinterpret_cast<const load_word*>(in + in_off(i)));
         }
 #pragma unroll
         for (int s = 0; s < batch; ++s) {

@@ -43,6 +43,44 @@ inline int box_threads(int load_bytes, int smem, long long boxes, int sm_count) 
   return load_bytes < 16 && more_boxes ? box_policy::small_threads : box_policy::threads;
 }
 
+/// box_kernel's tables (kernels/box.cuh) hold one offset per run of `in_run` / `out_run` elements; the run may be
+/// the box's own (per-run tables: 2 bytes an element plus 4 a run) or 1 (per element: 10 bytes an element,
+/// no division an access). Which, and the shared memory the block count is chosen with:
+/// - per element, blocks by its own footprint: large problems (each block gets >= box_min_rounds boxes). The
+///   per-run tables at that block count lost there (H100, same call: fp16 30x24x42x110x2x40 0.884 -> 0.836,
+///   fp32 3x368x7x3x214x3x3x3 0.820 -> 0.795, c128 7x3x2x27x41x7x2x51 0.892 -> 0.868: a division an access),
+///   and so did the per-run tables with as many blocks as their smaller footprint allows (fp16 30x24x...
+///   0.798, fp32 N-d r7 n26 0.716 -> 0.653, fp64 3x184x7x3x214x3x3x3 0.903 -> 0.864);
+/// - per run, more blocks: single-stage boxes whose per-element blocks hold under box_few_bytes_in_flight of
+///   data an SM, while each of the more blocks still gets box_min_rounds boxes (fp16 3x736x7x3x214x3x3x3:
+///   3 blocks of 256 threads -> 9 of 128, 0.676 -> 0.773);
+/// - per run, the per-element block count: small problems, whose blocks decode their tables for a few boxes
+///   each (half the decodes: nd_small q7 0.804 -> 0.868, q17 0.760 -> 0.838, q50 0.774 -> 0.848, q68 0.577 ->
+///   0.647, q77 0.567 -> 0.607, no row of the 74 lower; more blocks lost there, q77 0.541).
+inline constexpr long long box_few_bytes_in_flight = 48 * 1024;
+inline constexpr long long box_min_rounds = 32;
+
+struct box_kernel_choice {
+  bool run_tables = false;  // per-run tables (else per element)
+  int occupancy_smem = 0;   // the shared memory box_threads and box_blocks_per_sm count a block with
+};
+
+/// `smem_runs` / `smem_elems`: a block's shared memory with per-run / per-element tables; `single_stage`:
+/// loads narrower than 16 bytes (box_stages); `boxes`: the problem's.
+inline box_kernel_choice choose_box_kernel(int smem_runs, int smem_elems, bool single_stage, long long volume,
+                                           long long unit_bytes, long long boxes, int sm_count) {
+  const int load_bytes = single_stage ? 4 : 16;  // box_threads only asks whether it is under 16
+  const long long sms = std::max(sm_count, 1);
+  auto blocks = [&](int smem) {
+    return static_cast<long long>(box_blocks_per_sm(box_threads(load_bytes, smem, boxes, sm_count), smem));
+  };
+  const long long few = blocks(smem_elems), more = blocks(smem_runs);
+  if (single_stage && few * volume * unit_bytes < box_few_bytes_in_flight && boxes >= box_min_rounds * more * sms)
+    return {true, smem_runs};
+  if (boxes < box_min_rounds * few * sms) return {true, smem_elems};
+  return {false, smem_elems};
+}
+
 /// box16 (1- and 2-byte units): boxes staged together by a block, at most this many, and the shared memory
 /// a block may then take.
 inline constexpr long long box16_max_group = 16;
