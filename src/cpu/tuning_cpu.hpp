@@ -90,8 +90,17 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   }
   // Streaming. Output runs: each output row receives tile_r * unit contiguous bytes per tile. Non-temporal
   // stores spread over 16 rows reach the sequential store rate (~40 GB/s) from 256-byte runs on and lose
-  // 4x with 64-byte runs; 512 bytes leaves margin.
-  constexpr std::int64_t run_bytes = 512;
+  // 4x with 64-byte runs (AVX-512 EPYC); 512 bytes left margin. On the 2-core AVX-512 Xeon of the issue's
+  // figures, planes of long output rows (>= long_rows_bytes) run far better with 128-byte runs, i.e. a
+  // quarter of the input rows a tile, each read 4x further (tile_c grows to keep the tile's bytes): 2
+  // threads vs the non-temporal copy, same binary, benchmarks/suites/cpu.txt: fp32 8192^2 0.632 -> 0.833,
+  // fp32 8191x8193 0.419 -> 0.597, fp64 4096^2 0.764 -> 0.993, fp16 8192^2 0.494 -> 0.595, c128 4096^2 0.984
+  // -> 1.024, fp32 4194304x3 0.906 -> 0.973 (1 thread: +0.09 to +0.26). Planes of short rows lost with them
+  // ([2,3,5,7,283,283] axes 4,1,5,3,0,2: 1132-byte rows, 0.410 -> 0.250) and so did packed tiles (the 5-D
+  // reversal 64x16x16x16x64, output rows merged: 0.53 -> 0.46), which keep 512; bytes keep 512 (u8 8192^2
+  // the same either way, u8 8191x8193 0.39 -> 0.34).
+  constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10;
+  const std::int64_t run_bytes = unit > 1 && in_row_bytes > 0 && rows * unit >= long_rows_bytes ? 128 : 512;
   t.strip = round_up(std::max<std::int64_t>(16, block_c), block_c);
   // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.

@@ -199,7 +199,10 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
                         problem{{7, 16, 24}, {0, 2, 1}, 2, {}, {}}, problem{{4, 2000, 16}, {0, 2, 1}, 4, {}, {}},
                         // input rows 4 KiB-aliased: shorter tiles (choose_transpose_tuning)
                         problem{{301, 1024}, {1, 0}, 4, {}, {}}, problem{{203, 4096}, {1, 0}, 1, {}, {}},
-                        problem{{77, 65536}, {1, 0}, 2, {}, {}}}) {
+                        problem{{77, 65536}, {1, 0}, 2, {}, {}},
+                        // output rows of 8 KiB or more: 128-byte runs, tiles 4x as wide
+                        problem{{2300, 520}, {1, 0}, 4, {}, {}}, problem{{4100, 301}, {1, 0}, 2, {}, {}},
+                        problem{{1031, 263}, {1, 0}, 8, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
