@@ -99,8 +99,17 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // ([2,3,5,7,283,283] axes 4,1,5,3,0,2: 1132-byte rows, 0.410 -> 0.250) and so did packed tiles (the 5-D
   // reversal 64x16x16x16x64, output rows merged: 0.53 -> 0.46), which keep 512; bytes keep 512 (u8 8192^2
   // the same either way, u8 8191x8193 0.39 -> 0.34).
-  constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10;
-  const std::int64_t run_bytes = unit > 1 && in_row_bytes > 0 && rows * unit >= long_rows_bytes ? 128 : 512;
+  // Bytes of 4 KiB-aliased input rows (below) take 64-byte runs and, like every unit above, input segments of
+  // at least a page a row (tile_c >= page_bytes): same binary, 3 runs each, tile_r 128 x 1024 columns vs 64 x
+  // 4096, 1 / 2 threads: u8 8192^2 0.53 / 0.53 -> 0.70 / 0.70, 4096x16384 0.57 / 0.55 -> 0.72 / 0.73, 16384x4096
+  // 0.53 / 0.54 -> 0.66 / 0.65, 2048x32768 0.60 / 0.59 -> 0.77 / 0.77; fp16 8192^2 (64 rows x 1024 -> 2048
+  // columns) 0.74 / 0.74 -> 0.78 / 0.79. Bytes at other pitches keep 512-byte runs over 256 columns (u8
+  // 8191x8193: 64 x 4096 0.36 / 0.25, 512 x 512 0.42 / 0.42, as is 0.44 / 0.42).
+  constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10, page_bytes = 4096;
+  const bool aliased_bytes = unit == 1 && in_row_bytes > 0 && in_row_bytes % 4096 == 0;
+  // (aliased bytes from 2 KiB output rows: u8 2048x32768 and 4096x16384 measured above)
+  const bool long_plain = in_row_bytes > 0 && rows * unit >= (aliased_bytes ? 2048 : long_rows_bytes);
+  const std::int64_t run_bytes = !long_plain ? 512 : unit > 1 ? 128 : aliased_bytes ? 64 : 512;
   t.strip = round_up(std::max<std::int64_t>(16, block_c), block_c);
   // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.
@@ -125,6 +134,7 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // with room to spare; 128 x 256 fp32 tiles measured best (64 x 1024 within 5 %, 256 x 1024 -20 %).
   const std::int64_t tile_bytes = std::clamp<std::int64_t>(caches.l2 / 8, 64 << 10, 256 << 10);
   t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / (t.tile_r * unit), t.strip), t.strip);
+  if (long_plain && (unit > 1 || aliased_bytes)) t.tile_c = std::max(t.tile_c, round_up(page_bytes / unit, t.strip));
   if (rows < t.tile_r) {
     t.tile_r = rows;
     t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / std::max<std::int64_t>(rows * unit, 1), t.strip), t.strip);

@@ -202,7 +202,9 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
                         problem{{77, 65536}, {1, 0}, 2, {}, {}},
                         // output rows of 8 KiB or more: 128-byte runs, tiles 4x as wide
                         problem{{2300, 520}, {1, 0}, 4, {}, {}}, problem{{4100, 301}, {1, 0}, 2, {}, {}},
-                        problem{{1031, 263}, {1, 0}, 8, {}, {}}}) {
+                        problem{{1031, 263}, {1, 0}, 8, {}, {}},
+                        // bytes from 4 KiB-aliased rows into output rows of 2 KiB or more: 64-byte runs
+                        problem{{2100, 4096}, {1, 0}, 1, {}, {}}}) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
