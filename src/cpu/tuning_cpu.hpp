@@ -105,11 +105,14 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // 0.53 / 0.54 -> 0.66 / 0.65, 2048x32768 0.60 / 0.59 -> 0.77 / 0.77; fp16 8192^2 (64 rows x 1024 -> 2048
   // columns) 0.74 / 0.74 -> 0.78 / 0.79. Bytes at other pitches keep 512-byte runs over 256 columns (u8
   // 8191x8193: 64 x 4096 0.36 / 0.25, 512 x 512 0.42 / 0.42, as is 0.44 / 0.42).
-  constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10, page_bytes = 4096;
-  const bool aliased_bytes = unit == 1 && in_row_bytes > 0 && in_row_bytes % 4096 == 0;
-  // (aliased bytes from 2 KiB output rows: u8 2048x32768 and 4096x16384 measured above)
-  const bool long_plain = in_row_bytes > 0 && rows * unit >= (aliased_bytes ? 2048 : long_rows_bytes);
-  const std::int64_t run_bytes = !long_plain ? 512 : unit > 1 ? 128 : aliased_bytes ? 64 : 512;
+  // Aliased bytes count as long from 2 KiB output rows (u8 2048x32768 and 4096x16384 measured above).
+  constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10, long_aliased_bytes = 2048, page_bytes = 4096;
+  const bool aliased = in_row_bytes > 0 && in_row_bytes % page_bytes == 0;  // input rows 4 KiB-aliased (below)
+  const bool long_rows = rows * unit >= (unit == 1 && aliased ? long_aliased_bytes : long_rows_bytes);
+  // Page-long input segments: plain input rows (not packed tiles), long output rows, units over a byte or
+  // aliased bytes.
+  const bool page_rows = in_row_bytes > 0 && long_rows && (unit > 1 || aliased);
+  const std::int64_t run_bytes = !page_rows ? 512 : unit > 1 ? 128 : 64;
   t.strip = round_up(std::max<std::int64_t>(16, block_c), block_c);
   // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.
@@ -124,7 +127,6 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // 16.6-18.8; u8 8192^2 (2 threads) 64-byte runs 24.3, 128-byte 29-31, 512-byte 29.9. Rows at other
   // pitches keep the 512-byte output runs (u8 8191x8193: 256-512 bytes 10.4, 128 bytes 8.7). Not for tiles
   // packed first (in_row_bytes 0), which read a contiguous buffer: [256]^3 reversed lost 17 % with them.
-  const bool aliased = in_row_bytes > 0 && in_row_bytes % 4096 == 0;
   const std::int64_t aliased_rows = std::max<std::int64_t>(
       in_row_bytes % (128 << 10) == 0 ? 32 : in_row_bytes % (32 << 10) == 0 ? 64 : 128, 128 / unit);
   const std::int64_t run_units = aliased ? std::min(run_bytes / unit, aliased_rows) : run_bytes / unit;
@@ -134,7 +136,7 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // with room to spare; 128 x 256 fp32 tiles measured best (64 x 1024 within 5 %, 256 x 1024 -20 %).
   const std::int64_t tile_bytes = std::clamp<std::int64_t>(caches.l2 / 8, 64 << 10, 256 << 10);
   t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / (t.tile_r * unit), t.strip), t.strip);
-  if (long_plain && (unit > 1 || aliased_bytes)) t.tile_c = std::max(t.tile_c, round_up(page_bytes / unit, t.strip));
+  if (page_rows) t.tile_c = std::max(t.tile_c, round_up(page_bytes / unit, t.strip));
   if (rows < t.tile_r) {
     t.tile_r = rows;
     t.tile_c = round_up(std::max<std::int64_t>(tile_bytes / std::max<std::int64_t>(rows * unit, 1), t.strip), t.strip);

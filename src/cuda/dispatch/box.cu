@@ -238,7 +238,6 @@ status launch_boxes(const box_plan& b, const void* d_in, void* d_out, std::int64
   const box_kernel_choice c = choose_box_kernel(box_kernel_smem(b, stages, true), box_kernel_smem(b, stages, false),
                                                 stages == 1, b.volume, b.unit_bytes, p.boxes, dev.sm_count);
   l.run_tables = c.run_tables;
-  if (!c.run_tables) p.in_run = p.out_run = 1, p.in_run_div = p.out_run_div = div32(1);  // a table entry an element
   l.smem = box_kernel_smem(b, stages, c.run_tables);
   l.threads = box_threads(lw, c.occupancy_smem, p.boxes, dev.sm_count);
   l.grid = box_grid(p.boxes, c.occupancy_smem, dev, l.threads);

@@ -1,6 +1,7 @@
 // box family: transpose2d geometries whose tile sides stay short, moved as boxes of several axes (plan/box.hpp
 // chooses them). A block builds its tables once — the byte offset of each input run and of each output run in
-// the box, and src[o] (the input-order index of the o-th element in output order) — then for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
+// the box (or of each element), and src[o] (the input-order index of the o-th element in output order) — then
+// for each of its boxes loads the elements in input order into shared memory (runs of in_run elements
 // contiguous in the input, so consecutive threads read consecutive units) and stores them in output order
 // (runs of out_run contiguous). Global accesses are LoadBytes / StoreBytes wide (up to 16 bytes, several
 // units) where the runs' lengths and the strides around them allow (dispatch/box.cu decides), else a unit.
@@ -48,9 +49,7 @@ struct box_params {
   unsigned volume = 0;
   std::int64_t boxes = 0;                      // product of the batch extents
   batch_map<box_max_rank> batch;               // box index -> byte offsets
-  // Elements contiguous in the input / output (b.in_run, b.out_run); box_kernel: its tables' entries cover this
-  // many elements (the runs, or 1 for a table entry an element).
-  unsigned in_run = 1, out_run = 1;
+  unsigned in_run = 1, out_run = 1;            // elements contiguous in the input / output (b.in_run, b.out_run)
   div32 in_run_div, out_run_div;
   // box16 only (1-byte units):
   std::uint64_t in_lo = 0, in_hi = 0;          // the input view's bytes: loads never leave them
@@ -115,8 +114,8 @@ __device__ __forceinline__ unsigned box_out_offset(const box_params& p, unsigned
 
 /// Threads: the block, box_policy::threads or (single-stage boxes whose 256-thread blocks would be limited by
 /// threads, not shared memory) box_policy::small_threads (box_threads, tuning/box.hpp).
-/// RunTables: the tables hold an offset a run (p.in_run, p.out_run elements), else one an element (p.in_run =
-/// p.out_run = 1, indexed without a division: on large fp32 boxes of 4-byte accesses the division cost 3-4 %).
+/// RunTables: the tables hold an offset a run (p.in_run, p.out_run elements), else one an element (indexed
+/// without a division: on large fp32 boxes of 4-byte accesses the division cost 3-4 %; choose_box_kernel).
 template <int UnitBytes, int LoadBytes, int StoreBytes, int Threads = box_policy::threads, bool RunTables = true>
 __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
   using word = typename word_type<UnitBytes>::type;
@@ -125,7 +124,9 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
   constexpr int threads = Threads, batch = box_policy::loads_in_flight;
   constexpr unsigned L = LoadBytes / UnitBytes, S = StoreBytes / UnitBytes;  // units an access
   extern __shared__ uint4 box_smem[];  // 16-byte aligned
-  const unsigned V = p.volume, in_run = p.in_run, out_run = p.out_run;
+  const unsigned V = p.volume;
+  // Elements a table entry covers: the runs, or one.
+  const unsigned in_run = RunTables ? p.in_run : 1u, out_run = RunTables ? p.out_run : 1u;
   const unsigned in_runs = V / in_run, out_runs = V / out_run;
   auto* base = reinterpret_cast<unsigned char*>(box_smem);
   auto* in_run_off = reinterpret_cast<unsigned*>(base);
@@ -136,13 +137,13 @@ __global__ void __launch_bounds__(Threads) box_kernel(const box_params p) {
                             static_cast<int>(out_runs)));
   // Tables, once per block: each run's offset (its first element's digits over the axes), and each output-order
   // element's input-order index. Element i of the input order lies at in_run_off[i / in_run] + (i mod in_run)
-  // units, and likewise for the output (runs are whole numbers of L and S units). With in_run = out_run = 1
-  // (large problems: no division's cost an access, choose_box_kernel) the tables hold every element.
+  // units, and likewise for the output (runs are whole numbers of L and S units). Without RunTables the tables
+  // hold every element.
   for (unsigned r = threadIdx.x; r < in_runs; r += threads) in_run_off[r] = box_in_offset(p, r * in_run);
   for (unsigned i = threadIdx.x; i < V; i += threads) {
     unsigned in_index = 0;
     const unsigned off = box_out_offset(p, i, in_index);
-    if (const unsigned r = p.out_run_div.div(i); i == r * out_run) out_run_off[r] = off;
+    if (const unsigned r = RunTables ? p.out_run_div.div(i) : i; i == r * out_run) out_run_off[r] = off;
     src[i] = static_cast<unsigned short>(in_index);
   }
   __syncthreads();  // tables complete
