@@ -594,6 +594,21 @@ TEST(Transpose2d, EveryInputAndOutputPhaseOfMisalignedTiles) {
     for (std::size_t out_shift : {0, 3, 8}) check(problem{{5, 2, 250, 248, 2}, {4, 3, 0, 2, 1}, 1, {}, {}}, in_shift, out_shift);
 }
 
+TEST(Transpose2d, UnitTilesForFourAndEightByteUnitsOffTheSixteenByteGrid) {
+  // units tiles (4- and 8-byte units on rows that are not 16-byte aligned, each unit one access; fp32 only up
+  // to units_u4_max_bytes): full and edge tiles (64 x 64 / 64 x 32 units), every shift of the pointers by a
+  // whole unit, odd pitches, batches, and sides just over 16 (tiles at least half full).
+  for (std::int64_t e : {4, 8})
+    for (std::size_t in_shift = 0; in_shift < 16; in_shift += static_cast<std::size_t>(e))
+      for (std::size_t out_shift = 0; out_shift < 16; out_shift += static_cast<std::size_t>(e)) {
+        check(problem{{67, 131}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{1031, 1100}, {1, 0}, e, {1103, 1}, {1037, 1}}, in_shift, out_shift);
+        check(problem{{3, 77, 131}, {0, 2, 1}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{33, 515}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+        check(problem{{4099, 17}, {1, 0}, e, {}, {}}, in_shift, out_shift);
+      }
+}
+
 TEST(Permute, NdProblemsThatReduceToRowsCopyOrBatchedTranspose) {
   for (auto e : elem_sizes) {
     check(problem{{2, 3, 17, 19}, {0, 2, 3, 1}, e, {}, {}});   // NCHW -> NHWC

@@ -20,6 +20,8 @@
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
+//   unit 8 B, or 4 B up to 64 MiB, rows on the unit's grid, both sides >= 16 units, the
+//   64 x 64 / 64 x 32-unit tiles >= half full, plain sides                       -> units<unit>
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
@@ -210,6 +212,16 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, b
     if (!compound && fast) transpose2d_tile8_kernel<UnitBytes, true, false, Policy, true><<<grid, S::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return cuda_failure(e, Shift ? "transpose2d_shift8 launch" : "transpose2d_vec8 launch");
+  return status::ok();
+}
+
+// units: 4- and 8-byte units, one access each (tuning/transpose2d.hpp).
+template <int UnitBytes>
+status launch_units(transpose2d_params p, cudaStream_t stream) {
+  using P = transpose2d_units_policy<UnitBytes>;
+  set_tiles(p, P::rows, P::cols);
+  transpose2d_units_kernel<UnitBytes><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_units launch");
   return status::ok();
 }
 
@@ -760,6 +772,19 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     return launched;
   // vec16_tiles_filled is false for units other than 1, 2, 4, 8, 16 bytes.
   if (align % 16 == 0 && vec16_tiles_filled(g.rows, g.cols, unit)) return launch_tiles16<false>(p, unit, compound, stream, dev.sm_count);
+  // units: 4- and 8-byte units on rows off the 16-byte grid (but on their own), one access a unit: no
+  // realignment instructions, which made shift16 and gather16 issue-bound on the H200 (fp64 8191 x 8193:
+  // 234 M instructions for 1.05 GB, ~150 a 16-byte chunk, DRAM at 70 %). H200, same call
+  // (benchmarks/suites/misaligned_units.txt), shift16 / gather16 -> units: fp64 8191 x 8193 0.818 -> 0.923,
+  // 7919 x 7907 0.825 -> 0.930, 1001 x 65537 0.642 -> 0.939, 16383 x 16385 0.811 -> 0.902, 5003 x 777 0.739 ->
+  // 1.032, 100 x 50001 0.674 -> 0.990, batched 64 x 301 x 503 0.601 -> 0.994; fp32 up to units_u4_max_bytes
+  // 4097 x 3001 0.879 -> 0.914, 2047 x 2049 0.957 -> 1.074, 5003 x 777 0.951 -> 1.044, 64 x 301 x 503 0.774 ->
+  // 0.950. Larger fp32 matrices lost (8191 x 8193 0.821 -> 0.795, 16383 x 16385 0.797 -> 0.757) and keep
+  // shift16. Tiles of 128 x 32, 32 x 128, 32 x 64 units or 512 threads lost to 64 x 64 / 64 x 32 everywhere.
+  if (!compound && (unit == 8 || (unit == 4 && g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes)) &&
+      align % static_cast<std::uint64_t>(unit) == 0 && g.rows >= 16 && g.cols >= 16 &&
+      units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill)
+    return unit == 4 ? launch_units<4>(p, stream) : launch_units<8>(p, stream);
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
   // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte

@@ -29,6 +29,10 @@
 //   empty. Used when vec16 does not apply (misaligned pointers or pitches, unit sizes that are not powers
 //   of two). grid: 1-D over tiles; block: 256 threads.
 //
+// * units<UnitBytes> (4 and 8): one naturally aligned access a unit on both sides through a padded shared tile,
+//   for 4- and 8-byte units whose rows are not 16-byte aligned (no realignment instructions). grid: 1-D over
+//   tiles; block: 256 threads.
+//
 // * gather16<PieceBytes>: any unit size (3-byte RGB, 12-byte RGB32F, ...) and any alignment (8191 x 8193),
 //   with 16-byte aligned global loads and stores. Each staged input row is loaded as the aligned 16-byte
 //   chunks that cover it (its misalignment m_r is recomputed where needed); each output row's bytes are
@@ -484,6 +488,66 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
   }
 }
 
+
+// ---- units ------------------------------------------------------------------------------------------------
+
+/// units<UnitBytes> (4- and 8-byte units whose rows are not 16-byte aligned: fp32 / fp64 8191 x 8193): each
+/// unit is one naturally aligned load and one store, a warp's lanes along a row (128 or 256 bytes, coalesced),
+/// through a padded shared tile of Policy::rows x Policy::cols units. No realignment: shift16 spends ~150
+/// instructions a 16-byte chunk on shuffles, selects and funnel shifts at both ends, which made it
+/// issue-bound on the H200 (ncu: fp64 8191 x 8193 234 M instructions for 1.05 GB, DRAM 70 %); this path
+/// issues ~6 a unit. A thread loads all its units before storing any (loads in flight: rows x cols / threads
+/// units a thread). Edge tiles check each unit; full tiles take the branch-free path. Plain sides only.
+template <int UnitBytes, class Policy = transpose2d_units_policy<UnitBytes>>
+__global__ void __launch_bounds__(Policy::threads)
+    transpose2d_units_kernel(const transpose2d_params p) {
+  using unit = typename word_type<UnitBytes>::type;
+  constexpr int TR = Policy::rows, TC = Policy::cols, T = Policy::threads;
+  constexpr int per_thread = TR * TC / T;  // units a thread moves
+  constexpr int row_step = T / TC;         // input rows between a thread's loads
+  constexpr int col_step = T / TR;         // output rows between a thread's stores
+  static_assert(T % TC == 0 && T % TR == 0 && TC % 32 == 0 && TR % 32 == 0, "whole warps along rows");
+  // Pitch TC + 1 units: a warp's column reads (consecutive rows) fall in distinct banks (for 8-byte units,
+  // within each half-warp, which is what one 8-byte shared access serves at a time).
+  __shared__ unit tile[TR][TC + 1];
+  const int lc = static_cast<int>(threadIdx.x) % TC, lr = static_cast<int>(threadIdx.x) / TC;  // load side
+  const int sr = static_cast<int>(threadIdx.x) % TR, sc = static_cast<int>(threadIdx.x) / TR;  // store side
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, TR, TC);
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const bool full = rows_left >= TR && cols_left >= TC;  // block-uniform
+    const unsigned char* a = p.in + tc.in_off + (tc.r0 + lr) * p.in_ld + (tc.c0 + lc) * UnitBytes;
+    const std::int64_t a_step = row_step * p.in_ld;
+    unit x[per_thread];
+    if (full) {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) x[k] = __ldg(reinterpret_cast<const unit*>(a + k * a_step));
+    } else {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) {
+        x[k] = unit{};
+        if (lr + k * row_step < rows_left && lc < cols_left) x[k] = __ldg(reinterpret_cast<const unit*>(a + k * a_step));
+      }
+    }
+    if (t != blockIdx.x) __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
+#pragma unroll
+    for (int k = 0; k < per_thread; ++k) tile[lr + k * row_step][lc] = x[k];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < per_thread; ++k) x[k] = tile[sr][sc + k * col_step];
+    unsigned char* o = p.out + tc.out_off + (tc.c0 + sc) * p.out_ld + (tc.r0 + sr) * UnitBytes;
+    const std::int64_t o_step = col_step * p.out_ld;
+    if (full) {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k) *reinterpret_cast<unit*>(o + k * o_step) = x[k];
+    } else {
+#pragma unroll
+      for (int k = 0; k < per_thread; ++k)
+        if (sc + k * col_step < cols_left && sr < rows_left) *reinterpret_cast<unit*>(o + k * o_step) = x[k];
+    }
+  }
+}
 
 // ---- gather16 ---------------------------------------------------------------------------------------------
 

@@ -107,6 +107,31 @@ struct transpose2d_tile8_wide_policy {
 };
 inline constexpr long long vec8_wide_min_bytes = 48ll << 20;
 
+/// units path (kernels/transpose2d.cuh): 4- and 8-byte units on rows that are not 16-byte aligned, one access
+/// a unit. 256 threads; tiles of 16 KiB (64 x 64 fp32, 64 input rows x 32 columns of fp64: a warp reads 256
+/// bytes of an input row, writes 512-byte output row pieces in two passes), 16 or 8 loads in flight a thread.
+template <int UnitBytes>
+struct transpose2d_units_policy;
+template <>
+struct transpose2d_units_policy<4> {
+  static constexpr int rows = 64, cols = 64, threads = 256;
+};
+template <>
+struct transpose2d_units_policy<8> {
+  static constexpr int rows = 64, cols = 32, threads = 256;
+};
+/// 4-byte units take the units path only on problems up to this many bytes (about the L2); larger ones keep
+/// shift16 (H200, same call: fp32 4097 x 3001 (49 MB) 0.879 -> 0.914, 8191 x 8193 (268 MB) 0.821 -> 0.795).
+inline constexpr long long units_u4_max_bytes = 64ll << 20;
+/// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty).
+inline constexpr double units_min_fill = 0.5;
+inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
+  const long long tr = unit_bytes == 4 ? transpose2d_units_policy<4>::rows : transpose2d_units_policy<8>::rows;
+  const long long tc = unit_bytes == 4 ? transpose2d_units_policy<4>::cols : transpose2d_units_policy<8>::cols;
+  return static_cast<double>(rows) * static_cast<double>(cols) /
+         (static_cast<double>((rows + tr - 1) / tr * tr) * static_cast<double>((cols + tc - 1) / tc * tc));
+}
+
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
 ///   both sides long  -> square, side = 64 units while a unit is <= 4 bytes, 32 up to 16 bytes, 16 beyond
