@@ -220,7 +220,7 @@ template <int UnitBytes>
 status launch_units(transpose2d_params p, cudaStream_t stream) {
   using P = transpose2d_units_policy<UnitBytes>;
   set_tiles(p, P::rows, P::cols);
-  transpose2d_units_kernel<UnitBytes><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
+  transpose2d_units_kernel<UnitBytes, P><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_units launch");
   return status::ok();
 }

@@ -499,7 +499,7 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 /// issues ~6 a unit. A thread loads all its units before storing any (loads in flight: rows x cols / threads
 /// units a thread). Edge tiles check each unit; full tiles take the branch-free path. Plain sides only.
 template <int UnitBytes, class Policy = transpose2d_units_policy<UnitBytes>>
-__global__ void __launch_bounds__(Policy::threads)
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     transpose2d_units_kernel(const transpose2d_params p) {
   using unit = typename word_type<UnitBytes>::type;
   constexpr int TR = Policy::rows, TC = Policy::cols, T = Policy::threads;

@@ -110,15 +110,19 @@ inline constexpr long long vec8_wide_min_bytes = 48ll << 20;
 /// units path (kernels/transpose2d.cuh): 4- and 8-byte units on rows that are not 16-byte aligned, one access
 /// a unit. 256 threads; tiles of 16 KiB (64 x 64 fp32, 64 input rows x 32 columns of fp64: a warp reads 256
 /// bytes of an input row, writes 512-byte output row pieces in two passes), 16 or 8 loads in flight a thread.
+/// min_blocks 5 (<= 48 registers a thread; without a bound ptxas took 64 (fp32) and 53 (fp64): 4 blocks an SM).
+/// H200, same call, 4 -> 5 blocks: fp32 2047 x 2049 0.936 -> 1.031, 100 x 50001 0.809 -> 1.003, batched 64 x 301
+/// x 503 0.786 -> 0.879, fp64 100 x 50001 0.921 -> 0.997, 8191 x 8193 0.895 -> 0.905; 6 blocks (40 registers)
+/// lost on every fp64 row (8191 x 8193 0.645), 8 spilled (0.26-0.38).
 template <int UnitBytes>
 struct transpose2d_units_policy;
 template <>
 struct transpose2d_units_policy<4> {
-  static constexpr int rows = 64, cols = 64, threads = 256;
+  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
 };
 template <>
 struct transpose2d_units_policy<8> {
-  static constexpr int rows = 64, cols = 32, threads = 256;
+  static constexpr int rows = 64, cols = 32, threads = 256, min_blocks = 5;
 };
 /// 4-byte units take the units path only on problems up to this many bytes (about the L2); larger ones keep
 /// shift16 (H200, same call: fp32 4097 x 3001 (49 MB) 0.879 -> 0.914, 8191 x 8193 (268 MB) 0.821 -> 0.795).
