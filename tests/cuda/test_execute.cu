@@ -607,6 +607,13 @@ TEST(Transpose2d, UnitTilesForFourAndEightByteUnitsOffTheSixteenByteGrid) {
         check(problem{{33, 515}, {1, 0}, e, {}, {}}, in_shift, out_shift);
         check(problem{{4099, 17}, {1, 0}, e, {}, {}}, in_shift, out_shift);
       }
+  // fp32 over units_u4_max_bytes: unit_pairs (8-byte pairs on each row's own grid; odd pitches alternate the
+  // phase row by row), edge tiles of odd widths (3003 = 46 x 64 + 59), a batch, pitched views.
+  for (auto [in_shift, out_shift] : std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {4, 0}, {0, 4}, {12, 8}}) {
+    check(problem{{3001, 3003}, {1, 0}, 4, {}, {}}, in_shift, out_shift);
+    check(problem{{3002, 3000}, {1, 0}, 4, {3001, 1}, {3005, 1}}, in_shift, out_shift);
+  }
+  check(problem{{3, 1500, 2003}, {0, 2, 1}, 4, {}, {}}, 4, 8);
 }
 
 TEST(Permute, NdProblemsThatReduceToRowsCopyOrBatchedTranspose) {

@@ -20,8 +20,9 @@
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
-//   unit 8 B, or 4 B up to 64 MiB, rows on the unit's grid, both sides >= 16 units, the
+//   unit 8 B, or 4 B up to 32 MiB, rows on the unit's grid, both sides >= 16 units, the
 //   64 x 64 / 64 x 32-unit tiles >= half full, plain sides                       -> units<unit>
+//   the same for 4-byte units over 32 MiB                                        -> unit_pairs
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
@@ -215,13 +216,20 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, b
   return status::ok();
 }
 
-// units: 4- and 8-byte units, one access each (tuning/transpose2d.hpp).
+// units: 4- and 8-byte units, one access each (tuning/transpose2d.hpp); unit_pairs: 4-byte units in 8-byte pairs.
 template <int UnitBytes>
 status launch_units(transpose2d_params p, cudaStream_t stream) {
   using P = transpose2d_units_policy<UnitBytes>;
   set_tiles(p, P::rows, P::cols);
   transpose2d_units_kernel<UnitBytes, P><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_units launch");
+  return status::ok();
+}
+
+status launch_unit_pairs(transpose2d_params p, cudaStream_t stream) {
+  set_tiles(p, 64, 64);
+  transpose2d_unit_pairs_kernel<><<<grid_for(p.tiles_total), 256, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_unit_pairs launch");
   return status::ok();
 }
 
@@ -779,12 +787,19 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 7919 x 7907 0.825 -> 0.930, 1001 x 65537 0.642 -> 0.939, 16383 x 16385 0.811 -> 0.902, 5003 x 777 0.739 ->
   // 1.032, 100 x 50001 0.674 -> 0.990, batched 64 x 301 x 503 0.601 -> 0.994; fp32 up to units_u4_max_bytes
   // 4097 x 3001 0.879 -> 0.914, 2047 x 2049 0.957 -> 1.074, 5003 x 777 0.951 -> 1.044, 64 x 301 x 503 0.774 ->
-  // 0.950. Larger fp32 matrices lost (8191 x 8193 0.821 -> 0.795, 16383 x 16385 0.797 -> 0.757) and keep
-  // shift16. Tiles of 128 x 32, 32 x 128, 32 x 64 units or 512 threads lost to 64 x 64 / 64 x 32 everywhere.
-  if (!compound && (unit == 8 || (unit == 4 && g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes)) &&
-      align % static_cast<std::uint64_t>(unit) == 0 && g.rows >= 16 && g.cols >= 16 &&
-      units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill)
-    return unit == 4 ? launch_units<4>(p, stream) : launch_units<8>(p, stream);
+  // 0.950. Tiles of 128 x 32, 32 x 128, 32 x 64 units or 512 threads lost to 64 x 64 / 64 x 32 everywhere.
+  // Larger fp32 matrices lost with units tiles (8191 x 8193 0.821 -> 0.795: 4 bytes a lane, twice fp64's
+  // requests for the bytes) and take unit_pairs, the same tiles moved as 8-byte pairs on each row's own grid.
+  // H200, same call, shift16 (> 64 MiB) or units (<= 64 MiB) -> unit_pairs: fp32 8191 x 8193 0.817 -> 0.863,
+  // 7919 x 7907 0.821 -> 0.854, 12007 x 5003 0.813 -> 0.842, 3001 x 20011 0.827 -> 0.851, 4097 x 3001 0.851 ->
+  // 0.899, batched 64 x 301 x 503 0.879 -> 0.892, 20011 x 3001 0.816 -> 0.810; under units_u4_max_bytes pairs
+  // lost (2047 x 2049 1.037 -> 0.982, 519 x 1031 1.230 -> 1.088, 5003 x 777 1.005 -> 0.961).
+  if (!compound && (unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 && g.rows >= 16 &&
+      g.cols >= 16 && units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill) {
+    if (unit == 8) return launch_units<8>(p, stream);
+    return g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes ? launch_units<4>(p, stream)
+                                                                          : launch_unit_pairs(p, stream);
+  }
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats
   // gather16 (which gathers shared memory a byte or a half at a time) on every shape measured; for >= 4-byte

@@ -30,8 +30,9 @@
 //   of two). grid: 1-D over tiles; block: 256 threads.
 //
 // * units<UnitBytes> (4 and 8): one naturally aligned access a unit on both sides through a padded shared tile,
-//   for 4- and 8-byte units whose rows are not 16-byte aligned (no realignment instructions). grid: 1-D over
-//   tiles; block: 256 threads.
+//   for 4- and 8-byte units whose rows are not 16-byte aligned (no realignment instructions); unit_pairs: the
+//   same for 4-byte units moved as 8-byte pairs on each row's own 8-byte grid. grid: 1-D over tiles; block:
+//   256 threads.
 //
 // * gather16<PieceBytes>: any unit size (3-byte RGB, 12-byte RGB32F, ...) and any alignment (8191 x 8193),
 //   with 16-byte aligned global loads and stores. Each staged input row is loaded as the aligned 16-byte
@@ -545,6 +546,75 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 #pragma unroll
       for (int k = 0; k < per_thread; ++k)
         if (sc + k * col_step < cols_left && sr < rows_left) *reinterpret_cast<unit*>(o + k * o_step) = x[k];
+    }
+  }
+}
+
+/// unit_pairs: the units tiles for 4-byte units moved as 8-byte pairs on each row's own 8-byte grid (rows of
+/// an odd pitch alternate between two phases): row r stages columns ph + 2 j, ph + 2 j + 1 as one load, ph =
+/// (row address / 4) mod 2, and the column a phase-1 row leaves over (its first) as a single load; output rows
+/// the same. Half the global requests of units<4> (4 bytes a lane), at 2-way bank conflicts in both shared
+/// phases. 64 x 64 units, 256 threads: 32 lanes a row, 8 rows a pass.
+template <int MinBlocks = 5>
+__global__ void __launch_bounds__(256, MinBlocks) transpose2d_unit_pairs_kernel(const transpose2d_params p) {
+  constexpr int T = 256, TR = 64, TC = 64, rows_a_pass = T / 32, passes = TR / rows_a_pass;
+  __shared__ std::uint32_t tile[TR][TC + 1];  // column TC: a phase-1 row's last pair spills into it (unused)
+  const int lane = static_cast<int>(threadIdx.x) % 32, row0 = static_cast<int>(threadIdx.x) / 32;
+
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    const tile_coords tc(p, t, TR, TC);
+    const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
+    const int rows_here = static_cast<int>(rows_left < TR ? rows_left : TR);
+    const int cols_here = static_cast<int>(cols_left < TC ? cols_left : TC);
+    // 1. loads: pair j = lane of row r covers columns ph + 2 lane and the next; lane 0 of a phase-1 row also
+    //    loads column 0. A pair past the row's end (or the view's) is loaded as its first unit alone.
+    const unsigned char* a0 = p.in + tc.in_off + (tc.r0 + row0) * p.in_ld + tc.c0 * 4;
+    const std::int64_t a_step = rows_a_pass * p.in_ld;
+    uint2 x[passes];
+    std::uint32_t first[passes];
+#pragma unroll
+    for (int k = 0; k < passes; ++k) {
+      const unsigned char* a = a0 + k * a_step;
+      const int ph = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) >> 2) & 1;
+      const int cc = ph + 2 * lane;
+      const bool row_ok = row0 + k * rows_a_pass < rows_here;
+      x[k] = make_uint2(0, 0);
+      first[k] = 0;
+      if (row_ok && cc + 1 < cols_left) {
+        x[k] = __ldg(reinterpret_cast<const uint2*>(a + 4 * cc));
+      } else if (row_ok && cc < cols_here) {
+        x[k].x = __ldg(reinterpret_cast<const std::uint32_t*>(a + 4 * cc));
+      }
+      if (row_ok && ph == 1 && lane == 0) first[k] = __ldg(reinterpret_cast<const std::uint32_t*>(a));
+    }
+    if (t != blockIdx.x) __syncthreads();  // the previous tile's readers of `tile` are done
+#pragma unroll
+    for (int k = 0; k < passes; ++k) {
+      const int r = row0 + k * rows_a_pass;
+      const int ph = static_cast<int>(reinterpret_cast<std::uintptr_t>(a0 + k * a_step) >> 2) & 1;
+      const int cc = ph + 2 * lane;
+      tile[r][cc] = x[k].x;
+      if (cc + 1 <= TC) tile[r][cc + 1] = x[k].y;
+      if (ph == 1 && lane == 0) tile[r][0] = first[k];
+    }
+    __syncthreads();
+    // 2. stores: output row c (input column c) holds units r0 .. r0 + rows_here - 1; pair j = lane covers units
+    //    q + 2 lane and the next, q = (output row address / 4) mod 2; lane 0 of a phase-1 row stores unit 0.
+    unsigned char* o0 = p.out + tc.out_off + (tc.c0 + row0) * p.out_ld + tc.r0 * 4;
+    const std::int64_t o_step = rows_a_pass * p.out_ld;
+#pragma unroll
+    for (int k = 0; k < passes; ++k) {
+      const int c = row0 + k * rows_a_pass;
+      if (c >= cols_here) continue;
+      unsigned char* o = o0 + k * o_step;
+      const int q = static_cast<int>(reinterpret_cast<std::uintptr_t>(o) >> 2) & 1;
+      const int rr = q + 2 * lane;
+      if (rr + 1 < rows_here) {
+        *reinterpret_cast<uint2*>(o + 4 * rr) = make_uint2(tile[rr][c], tile[rr + 1][c]);
+      } else if (rr < rows_here) {
+        *reinterpret_cast<std::uint32_t*>(o + 4 * rr) = tile[rr][c];
+      }
+      if (q == 1 && lane == 0) *reinterpret_cast<std::uint32_t*>(o) = tile[0][c];
     }
   }
 }

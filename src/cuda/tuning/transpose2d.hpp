@@ -124,9 +124,10 @@ template <>
 struct transpose2d_units_policy<8> {
   static constexpr int rows = 64, cols = 32, threads = 256, min_blocks = 5;
 };
-/// 4-byte units take the units path only on problems up to this many bytes (about the L2); larger ones keep
-/// shift16 (H200, same call: fp32 4097 x 3001 (49 MB) 0.879 -> 0.914, 8191 x 8193 (268 MB) 0.821 -> 0.795).
-inline constexpr long long units_u4_max_bytes = 64ll << 20;
+/// 4-byte units take the units tiles on problems up to this many bytes, unit_pairs (8-byte pairs) above (H200,
+/// same call, units -> unit_pairs: 2047 x 2049 (16 MiB) 1.037 -> 0.982, 64 x 301 x 503 (37 MiB) 0.879 -> 0.892,
+/// 4097 x 3001 (47 MiB) 0.851 -> 0.899; dispatch/transpose2d.cu).
+inline constexpr long long units_u4_max_bytes = 32ll << 20;
 /// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty).
 inline constexpr double units_min_fill = 0.5;
 inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
