@@ -89,4 +89,28 @@ TEST(Gather16Tiles, FlatRowsOnlyWhereSquareTilesFitBadly) {
   EXPECT_FALSE(gather16_prefers_flat(24, 5, 1209));
 }
 
+// The units / unit_pairs tiles (misaligned 4- and 8-byte units): the fill rule the dispatcher applies, and tile
+// shapes whose warps stay along rows with every thread moving the same number of units.
+TEST(UnitsTiles, FillCountsTheSlotsOfWholeTilesAndShapesKeepWarpsAlongRows) {
+  EXPECT_DOUBLE_EQ(units_tiles_fill(64, 64, 4), 1.0);
+  EXPECT_DOUBLE_EQ(units_tiles_fill(128, 32, 8), 1.0);
+  EXPECT_NEAR(units_tiles_fill(65, 64, 4), 65.0 / 128.0, 1e-12);  // a second tile row, one row in it
+  EXPECT_GE(units_tiles_fill(65, 64, 4), units_min_fill);
+  EXPECT_LT(units_tiles_fill(16, 1000, 8), units_min_fill);   // 16 of 64 rows: words / gather16 instead
+  EXPECT_NEAR(units_tiles_fill(100, 50001, 8), 100.0 / 128 * 50001.0 / 50016, 1e-12);
+  auto check_shape = [](int rows, int cols, int threads) {
+    EXPECT_EQ(cols % 32, 0);
+    EXPECT_EQ(rows % 32, 0);
+    EXPECT_EQ(threads % cols, 0);
+    EXPECT_EQ(threads % rows, 0);
+    EXPECT_EQ(rows * cols % threads, 0);
+  };
+  check_shape(transpose2d_units_policy<4>::rows, transpose2d_units_policy<4>::cols, transpose2d_units_policy<4>::threads);
+  check_shape(transpose2d_units_policy<8>::rows, transpose2d_units_policy<8>::cols, transpose2d_units_policy<8>::threads);
+  // unit_pairs: a pair a lane, 32 lanes a row of 64 units (the kernel's static_assert holds the same).
+  EXPECT_EQ(transpose2d_unit_pairs_policy::cols, 64);
+  EXPECT_EQ(transpose2d_unit_pairs_policy::threads % 32, 0);
+  EXPECT_GT(units_u4_max_bytes, 0);
+}
+
 }  // namespace

@@ -227,8 +227,9 @@ status launch_units(transpose2d_params p, cudaStream_t stream) {
 }
 
 status launch_unit_pairs(transpose2d_params p, cudaStream_t stream) {
-  set_tiles(p, 64, 64);
-  transpose2d_unit_pairs_kernel<><<<grid_for(p.tiles_total), 256, 0, stream>>>(p);
+  using P = transpose2d_unit_pairs_policy;
+  set_tiles(p, P::rows, P::cols);
+  transpose2d_unit_pairs_kernel<><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_unit_pairs launch");
   return status::ok();
 }

@@ -554,10 +554,13 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 /// an odd pitch alternate between two phases): row r stages columns ph + 2 j, ph + 2 j + 1 as one load, ph =
 /// (row address / 4) mod 2, and the column a phase-1 row leaves over (its first) as a single load; output rows
 /// the same. Half the global requests of units<4> (4 bytes a lane), at 2-way bank conflicts in both shared
-/// phases. 64 x 64 units, 256 threads: 32 lanes a row, 8 rows a pass.
-template <int MinBlocks = 5>
-__global__ void __launch_bounds__(256, MinBlocks) transpose2d_unit_pairs_kernel(const transpose2d_params p) {
-  constexpr int T = 256, TR = 64, TC = 64, rows_a_pass = T / 32, passes = TR / rows_a_pass;
+/// phases. Tile shape: transpose2d_unit_pairs_policy.
+template <class Policy = transpose2d_unit_pairs_policy>
+__global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
+    transpose2d_unit_pairs_kernel(const transpose2d_params p) {
+  constexpr int T = Policy::threads, TR = Policy::rows, TC = Policy::cols;
+  constexpr int rows_a_pass = T / 32, passes = TR / rows_a_pass;
+  static_assert(TC == 64 && T % 32 == 0 && TR % rows_a_pass == 0, "32 lanes a row, a pair each");
   __shared__ std::uint32_t tile[TR][TC + 1];  // column TC: a phase-1 row's last pair spills into it (unused)
   const int lane = static_cast<int>(threadIdx.x) % 32, row0 = static_cast<int>(threadIdx.x) / 32;
 

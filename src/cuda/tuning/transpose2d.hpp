@@ -128,6 +128,11 @@ struct transpose2d_units_policy<8> {
 /// same call, units -> unit_pairs: 2047 x 2049 (16 MiB) 1.037 -> 0.982, 64 x 301 x 503 (37 MiB) 0.879 -> 0.892,
 /// 4097 x 3001 (47 MiB) 0.851 -> 0.899; dispatch/transpose2d.cu).
 inline constexpr long long units_u4_max_bytes = 32ll << 20;
+/// unit_pairs (kernels/transpose2d.cuh): 4-byte units over units_u4_max_bytes, moved as 8-byte pairs; the units
+/// tiles' shape (64 x 64 units, 256 threads: 32 lanes a row, 8 rows a pass) and the same 5 blocks an SM.
+struct transpose2d_unit_pairs_policy {
+  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
+};
 /// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty).
 inline constexpr double units_min_fill = 0.5;
 inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
