@@ -20,8 +20,8 @@
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
-//   unit 8 B, or 4 B up to 32 MiB, rows on the unit's grid, both sides >= 16 units, the
-//   64 x 64 / 64 x 32-unit tiles >= half full, plain sides                       -> units<unit>
+//   unit 8 B, or 4 B up to 32 MiB, rows on the unit's grid, the 64 x 64 / 64 x 32-unit
+//   tiles >= half full (so sides >= 32 / 16 units), plain sides                  -> units<unit>
 //   the same for 4-byte units over 32 MiB                                        -> unit_pairs
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
@@ -216,21 +216,14 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, b
   return status::ok();
 }
 
-// units: 4- and 8-byte units, one access each (tuning/transpose2d.hpp); unit_pairs: 4-byte units in 8-byte pairs.
-template <int UnitBytes>
-status launch_units(transpose2d_params p, cudaStream_t stream) {
-  using P = transpose2d_units_policy<UnitBytes>;
-  set_tiles(p, P::rows, P::cols);
-  transpose2d_units_kernel<UnitBytes, P><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_units launch");
-  return status::ok();
-}
-
-status launch_unit_pairs(transpose2d_params p, cudaStream_t stream) {
-  using P = transpose2d_unit_pairs_policy;
-  set_tiles(p, P::rows, P::cols);
-  transpose2d_unit_pairs_kernel<><<<grid_for(p.tiles_total), P::threads, 0, stream>>>(p);
-  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_unit_pairs launch");
+// units (4- and 8-byte units, one access each) and unit_pairs (4-byte units in 8-byte pairs): one tile a block
+// of Policy's shape (tuning/transpose2d.hpp), the kernel built for that policy.
+template <class Policy>
+status launch_unit_tiles(transpose2d_params p, void (*kernel)(transpose2d_params), const char* what,
+                         cudaStream_t stream) {
+  set_tiles(p, Policy::rows, Policy::cols);
+  kernel<<<grid_for(p.tiles_total), Policy::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, what);
   return status::ok();
 }
 
@@ -795,11 +788,15 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 7919 x 7907 0.821 -> 0.854, 12007 x 5003 0.813 -> 0.842, 3001 x 20011 0.827 -> 0.851, 4097 x 3001 0.851 ->
   // 0.899, batched 64 x 301 x 503 0.879 -> 0.892, 20011 x 3001 0.816 -> 0.810; under units_u4_max_bytes pairs
   // lost (2047 x 2049 1.037 -> 0.982, 519 x 1031 1.230 -> 1.088, 5003 x 777 1.005 -> 0.961).
-  if (!compound && (unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 && g.rows >= 16 &&
-      g.cols >= 16 && units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill) {
-    if (unit == 8) return launch_units<8>(p, stream);
-    return g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes ? launch_units<4>(p, stream)
-                                                                          : launch_unit_pairs(p, stream);
+  if (!compound && (unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 &&
+      units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill) {
+    using U4 = transpose2d_units_policy<4>;
+    using U8 = transpose2d_units_policy<8>;
+    using Pairs = transpose2d_unit_pairs_policy;
+    if (unit == 8) return launch_unit_tiles<U8>(p, transpose2d_units_kernel<8, U8>, "transpose2d_units launch", stream);
+    if (g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes)
+      return launch_unit_tiles<U4>(p, transpose2d_units_kernel<4, U4>, "transpose2d_units launch", stream);
+    return launch_unit_tiles<Pairs>(p, transpose2d_unit_pairs_kernel<Pairs>, "transpose2d_unit_pairs launch", stream);
   }
   // shift16: the same tiles when pointers or pitches are not 16-byte aligned (8191 x 8193, shifted views):
   // realigned in registers, so global accesses stay aligned 16-byte vectors. For 1- and 2-byte units it beats

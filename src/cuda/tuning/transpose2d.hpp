@@ -133,14 +133,6 @@ inline constexpr long long units_u4_max_bytes = 32ll << 20;
 struct transpose2d_unit_pairs_policy {
   static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
 };
-/// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty).
-inline constexpr double units_min_fill = 0.5;
-inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
-  const long long tr = unit_bytes == 4 ? transpose2d_units_policy<4>::rows : transpose2d_units_policy<8>::rows;
-  const long long tc = unit_bytes == 4 ? transpose2d_units_policy<4>::cols : transpose2d_units_policy<8>::cols;
-  return static_cast<double>(rows) * static_cast<double>(cols) /
-         (static_cast<double>((rows + tr - 1) / tr * tr) * static_cast<double>((cols + tc - 1) / tc * tc));
-}
 
 /// words path (any alignment, any unit of K words): 256 threads; a tile holds at most 16 KiB of data
 /// (smem_bytes), 8 loads in flight per thread. Tile shape per problem (`words_tile_shape`):
@@ -239,6 +231,16 @@ inline gather16_shape gather16_tile(long long unit_bytes, long long rows = 0, lo
 /// tile 0): the dispatcher's measure of how well a kernel's tiles fit a problem.
 inline double tile_side_fill(long long n, long long tile) {
   return tile == 0 ? 0.0 : static_cast<double>(n) / static_cast<double>((n + tile - 1) / tile * tile);
+}
+
+/// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty);
+/// it implies sides of >= 32 rows and >= 16 (fp64) or 32 (fp32) columns.
+inline constexpr double units_min_fill = 0.5;
+/// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>, 4 or 8) a rows x cols matrix fills.
+inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
+  const long long tr = unit_bytes == 4 ? transpose2d_units_policy<4>::rows : transpose2d_units_policy<8>::rows;
+  const long long tc = unit_bytes == 4 ? transpose2d_units_policy<4>::cols : transpose2d_units_policy<8>::cols;
+  return tile_side_fill(rows, tr) * tile_side_fill(cols, tc);
 }
 
 /// gather16 with flat rows (the kernel's RowChunks = 0): rectangular tiles whose sides split the problem's sides
