@@ -71,8 +71,20 @@ cpu_isa detect() {
   const bool vbmi = (l7.c >> 1) & 1;  // AVX512_VBMI: vpermb, vpermt2b
   return vbmi ? cpu_isa::avx512vbmi : cpu_isa::avx512;
 }
+
+cpu_vendor detect_vendor() {
+  const cpuid_regs l0 = cpuid(0, 0);  // the vendor string in EBX, EDX, ECX
+  char id[13] = {};
+  std::memcpy(id, &l0.b, 4);
+  std::memcpy(id + 4, &l0.d, 4);
+  std::memcpy(id + 8, &l0.c, 4);
+  if (std::strcmp(id, "GenuineIntel") == 0) return cpu_vendor::intel;
+  if (std::strcmp(id, "AuthenticAMD") == 0) return cpu_vendor::amd;
+  return cpu_vendor::other;
+}
 #else
 cpu_isa detect() { return cpu_isa::scalar; }
+cpu_vendor detect_vendor() { return cpu_vendor::other; }
 #endif
 
 // The executor's level: -1 until first use, then a cpu_isa value.
@@ -219,6 +231,11 @@ void set_cpu_box_mode(box_mode m) noexcept { g_boxes.store(static_cast<int>(m), 
 const cpu_caches& host_caches() noexcept {
   static const cpu_caches c = probe_caches();
   return c;
+}
+
+cpu_vendor host_cpu_vendor() noexcept {
+  static const cpu_vendor v = detect_vendor();
+  return v;
 }
 
 }  // namespace xpose::detail

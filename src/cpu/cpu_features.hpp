@@ -66,4 +66,10 @@ struct cpu_caches {
 
 const cpu_caches& host_caches() noexcept;
 
+/// The CPU's maker (cpuid leaf 0), for tuning rules that were measured to differ between them
+/// (tuning_cpu.hpp). `other`: another vendor, or not x86-64.
+enum class cpu_vendor : int { other = 0, intel = 1, amd = 2 };
+
+cpu_vendor host_cpu_vendor() noexcept;
+
 }  // namespace xpose::detail

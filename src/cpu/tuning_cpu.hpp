@@ -67,7 +67,8 @@ inline bool use_streaming(std::int64_t out_bytes, std::int64_t out_row_bytes, co
 /// block_r x block_c units.
 inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t cols, std::int64_t unit,
                                                 std::int64_t block_r, std::int64_t block_c, bool streaming,
-                                                const cpu_caches& caches, std::int64_t in_row_bytes = 0) {
+                                                const cpu_caches& caches, std::int64_t in_row_bytes = 0,
+                                                cpu_vendor vendor = host_cpu_vendor()) {
   transpose_tuning t;
   t.streaming = streaming;
   if (!streaming) {
@@ -108,7 +109,13 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // Aliased bytes count as long from 2 KiB output rows (u8 2048x32768 and 4096x16384 measured above).
   constexpr std::int64_t long_rows_bytes = std::int64_t{8} << 10, long_aliased_bytes = 2048, page_bytes = 4096;
   const bool aliased = in_row_bytes > 0 && in_row_bytes % page_bytes == 0;  // input rows 4 KiB-aliased (below)
-  const bool long_rows = rows * unit >= (unit == 1 && aliased ? long_aliased_bytes : long_rows_bytes);
+  // Measured on Intel (the Xeon above). AMD EPYC (Zen 4/5 dev VMs, AVX-512) wants them only for 8- and 16-byte
+  // units: same binary, 2 rounds, 1 / 2 threads vs the non-temporal copy, these rules -> 512-byte runs over
+  // 256-1024-byte input segments: fp32 8192^2 0.50 / 0.70 -> 0.63 / 0.72, fp32 8191x8193 0.33 / 0.52 -> 0.56 /
+  // 0.69, fp16 8192^2 0.42 / 0.57 -> 0.64 / 0.68, u8 8192^2 0.31 / 0.45 -> 0.35 / 0.54; but fp64 4096^2 0.70 /
+  // 0.76 -> 0.64 / 0.73 and c128 4096^2 0.75 / 0.82 -> 0.61 / 0.64 (256-byte runs 0.67 / 0.79).
+  const bool short_runs = vendor != cpu_vendor::amd || unit >= 8;
+  const bool long_rows = short_runs && rows * unit >= (unit == 1 && aliased ? long_aliased_bytes : long_rows_bytes);
   // Page-long input segments: plain input rows (not packed tiles), long output rows, units over a byte or
   // aliased bytes.
   const bool page_rows = in_row_bytes > 0 && long_rows && (unit > 1 || aliased);

@@ -24,6 +24,7 @@
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
+#include "cpu/tuning_cpu.hpp"
 #include "xpose/xpose.hpp"
 
 namespace {
@@ -429,6 +430,35 @@ TEST(CpuIsa, CacheSizesArePlausible) {
   EXPECT_GE(c.llc, c.l2);
   std::cout << "[ caches   ] L1d " << (c.l1d >> 10) << " KiB, L2 " << (c.l2 >> 10) << " KiB, LLC " << (c.llc >> 10)
             << " KiB" << (c.known ? "" : " (defaults)") << '\n';
+}
+
+// The streaming tiles' output runs by vendor (tuning_cpu.hpp): planes of long output rows read from plain input
+// rows take short runs (128 bytes: a quarter of the input rows a tile, 4x the columns) on Intel, and on AMD only
+// for 8- and 16-byte units; 1-4-byte units there keep 512-byte runs.
+TEST(CpuTuning, ShortOutputRunsOnIntelAndOnAmdForWideUnitsOnly) {
+  using xpose::detail::choose_transpose_tuning;
+  using xpose::detail::cpu_vendor;
+  const xpose::detail::cpu_caches caches{};  // 48 KiB L1d, 1 MiB L2, 32 MiB LLC
+  auto tiles = [&](std::int64_t rows, std::int64_t cols, std::int64_t unit, std::int64_t block, cpu_vendor v) {
+    return choose_transpose_tuning(rows, cols, unit, block, block, true, caches, cols * unit, v);
+  };
+  // fp32 8191 x 8193 (odd pitch): 128-byte runs of 32 rows x >= a page of columns, or 512-byte runs of 128 rows.
+  const auto intel = tiles(8191, 8193, 4, 16, cpu_vendor::intel), amd = tiles(8191, 8193, 4, 16, cpu_vendor::amd);
+  EXPECT_EQ(intel.tile_r, 32);
+  EXPECT_GE(intel.tile_c * 4, 4096);
+  EXPECT_EQ(amd.tile_r, 128);
+  EXPECT_EQ(amd.tile_r * amd.tile_c, intel.tile_r * intel.tile_c) << amd << " / " << intel;  // 128 KiB tiles
+  EXPECT_EQ(tiles(8191, 8193, 4, 16, cpu_vendor::other), intel);  // unknown vendors: the Intel rules
+  // fp16 and u8 alike; fp64 and c128 the same on both.
+  EXPECT_LT(tiles(8191, 8193, 2, 32, cpu_vendor::intel).tile_r, tiles(8191, 8193, 2, 32, cpu_vendor::amd).tile_r);
+  EXPECT_LT(tiles(8192, 8192, 1, 64, cpu_vendor::intel).tile_r, tiles(8192, 8192, 1, 64, cpu_vendor::amd).tile_r);
+  EXPECT_EQ(tiles(4096, 4096, 8, 8, cpu_vendor::intel), tiles(4096, 4096, 8, 8, cpu_vendor::amd));
+  EXPECT_EQ(tiles(4096, 4096, 16, 4, cpu_vendor::intel), tiles(4096, 4096, 16, 4, cpu_vendor::amd));
+  // Short output rows (< 8 KiB): 512-byte runs everywhere.
+  EXPECT_EQ(tiles(1000, 8193, 4, 16, cpu_vendor::intel), tiles(1000, 8193, 4, 16, cpu_vendor::amd));
+  const cpu_vendor host = xpose::detail::host_cpu_vendor();
+  std::cout << "[ vendor   ] " << (host == cpu_vendor::intel ? "Intel" : host == cpu_vendor::amd ? "AMD" : "other")
+            << '\n';
 }
 
 }  // namespace
