@@ -19,9 +19,12 @@ struct bulk8_policy {
   static constexpr int mr = 32, mc = 16;
   static constexpr int threads = mr * mc;
   static constexpr int tile_rows = 8 * mr, tile_bytes = 8 * mc;
-  /// 2 blocks an SM (ptxas gives the kernel ~54 registers); 3 (40 registers) measured no better, 4 (32
-  /// registers, spilling) 15-20 % slower.
-  static constexpr int min_blocks = 2;
+  /// 3 blocks an SM (40 registers, no spill; 96 KiB staged an SM). On the H100 3 measured no better than 2 (54
+  /// registers), 4 (32 registers, spilling) 15-20 % slower. On the H200 (4.3 TB/s: more bytes in flight
+  /// needed), same call, 3 rounds, 2 -> 3 blocks: u8 8192^2 0.912 -> 0.923, 16384^2 0.940 -> 0.949, 32768 x 4096
+  /// 0.887 -> 0.919, 4096 x 32768 0.922 -> 0.940, 10000^2 0.858 -> 0.870, 20000 x 4000 0.873 -> 0.907, 65536 x
+  /// 1024 0.879 -> 0.899, 9000 x 9008 0.867 both; 15000 x 15008 0.878 -> 0.855.
+  static constexpr int min_blocks = 3;
 };
 
 /// bulk16<U>: vec16's tile shapes (transpose2d_vec16_policy<U>: 128 x 128 fp16, 64 x 64 fp32, 32 x 64 fp64
