@@ -226,7 +226,8 @@ status run_square(const inplace_geometry& g, void* data, cudaStream_t stream, co
 template <class Word>
 status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char* ws, cudaStream_t stream,
                   const device_info& dev) {
-  constexpr int R = cycles_words_per_lane, D = cycles_depth, warps = cycles_threads / 32;
+  constexpr int R = cycles_words_per_lane, D = sizeof(Word) <= 2 ? cycles_depth_narrow : cycles_depth;
+  constexpr int warps = cycles_threads / 32;
   inplace_cycles_params p{};
   p.data = data;
   p.saved = ws;

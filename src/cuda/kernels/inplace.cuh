@@ -918,6 +918,11 @@ __global__ void __launch_bounds__(256) inplace_shuffle_rows_gather_kernel(const 
 inline constexpr int cycles_threads = 256;
 inline constexpr int cycles_words_per_lane = 2;  // R: 32 R 16-byte words = 1 KiB of a unit per warp task
 inline constexpr int cycles_depth = 4;           // D: chain positions loaded ahead per round
+// D for 1- and 2-byte words (units of odd sizes: a warp task then moves 64-128 bytes of a unit a position, so
+// it needs more positions in flight). H200, same call, 2 rounds, staged_blocks' unit pass, D 4 -> 8: rgb8 6001 x
+// 2999 0.128 -> 0.151, rgb8 3001 x 5001 0.125 -> 0.153, u8 4097 x 10001 0.101 -> 0.104, u8 12000 x 7001 0.230 ->
+// 0.235; D 16 (192 bytes spilled at the 64-register bound) 0.140 / 0.114 / 0.099 / 0.232.
+inline constexpr int cycles_depth_narrow = 8;
 inline constexpr int cycles_chunk = 64;          // units a short-cycle block task tests
 
 struct inplace_cycles_params {
