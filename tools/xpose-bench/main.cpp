@@ -18,9 +18,7 @@
 #include "peers.hpp"
 #endif
 
-#ifndef XPOSE_GIT_COMMIT
-#define XPOSE_GIT_COMMIT "unknown"
-#endif
+#include "xpose_bench_git_commit.hpp"  // XPOSE_GIT_COMMIT (generated at build time)
 
 namespace {
 
