@@ -28,8 +28,9 @@
 //              elements that must become [cols/t][t][rows/t]; every unit moves once, along the cycles of that
 //              permutation. The plan enumerates the cycles (pure host code, O(rows x cols / t)) and cuts the
 //              long ones into segments that run in parallel; each segment's first unit is saved to the
-//              workspace beforehand, so segments never wait on each other. Cycles of at most `short_cycle`
-//              units are found by the executors themselves (a unit leads its cycle when it is the smallest).
+//              workspace beforehand, so segments never wait on each other. When every cycle fits the table
+//              (at most 3840 segments) all are listed; otherwise cycles of at most `short_cycle` units are
+//              found by the executors themselves (a unit leads its cycle when it is the smallest).
 // * `skinny_cycles` — an m x k or k x m matrix (m = a h for some h whose h elements make at least 64 bytes,
 //              h x k elements fitting in 40 KiB): chunks of h x k contiguous elements transposed in shared
 //              memory, and the units of h elements moved along the cycles of the a x k transposition they
@@ -153,9 +154,10 @@ struct inplace_geometry {
   plan_geometry staged_copy_last;  ///< the same for the last group when it holds fewer matrices
   plan_geometry staged_back_last;
   std::int64_t units = 0;          ///< units a matrix: rows x cols / t
-  std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors
+  std::int64_t short_cycle = 0;    ///< cycles of at most this many units are found by the executors (0: none)
   std::int64_t segment_length = 0; ///< longer cycles are cut into segments of about this many units
-  /// Segments of the long cycles: (first unit, the next segment's first unit) pairs, in cycle order.
+  /// Segments of the cycles longer than short_cycle (of every cycle when it is 0): (first unit, the next
+  /// segment's first unit) pairs, in cycle order; a whole cycle is one pair of its unit twice.
   std::vector<std::uint32_t> segments;
   std::int64_t workspace_bytes = 0;
 };

@@ -100,7 +100,7 @@ status unit_cycles(const inplace_geometry& g, unsigned char* data, int threads) 
   const std::int64_t K = static_cast<std::int64_t>(g.segments.size() / 2);
   const auto Ls = static_cast<std::uint32_t>(g.short_cycle);
   constexpr std::int64_t chunk = 1024;  // units whose leader test one task makes
-  const std::int64_t chunks = (g.units + chunk - 1) / chunk;
+  const std::int64_t chunks = Ls == 0 ? 0 : (g.units + chunk - 1) / chunk;  // 0: the plan lists every cycle
   std::vector<unsigned char> saved;
   if (status s = allocate(saved, g.batch * K * unit, "the first units of the cycles' segments"); !s) return s;
   auto matrix = [&](std::int64_t b) { return data + b * g.batch_stride * u; };

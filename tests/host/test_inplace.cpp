@@ -291,6 +291,23 @@ TEST(InplacePlan, UnitCyclesSegmentsCoverEveryCycleOnce) {
   check_cycle_table({7, 3000, 8, 5});
 }
 
+// Every cycle in the table when they fit it (no leader tests: short_cycle 0), else the long cycles' segments
+// and the executors' leader tests for the rest.
+TEST(InplacePlan, EveryCycleListedWhenTheTableHoldsThem) {
+  auto geometry = [](const inplace_problem& p) {
+    inplace_geometry g;
+    std::int64_t span = 0;
+    EXPECT_TRUE(detail::make_inplace_geometry(p, g, span, no_staged));
+    return g;
+  };
+  const inplace_geometry listed = geometry({12000, 7000, 4});  // tile_cycles whose cycles fit the table
+  EXPECT_EQ(listed.short_cycle, 0);
+  EXPECT_GT(listed.segments.size(), 0u);
+  EXPECT_LE(static_cast<std::int64_t>(listed.segments.size() / 2), detail::inplace_tuning::max_cycle_segments);
+  const inplace_geometry tested = geometry({16384, 8192, 4});  // more cycles than the table holds
+  EXPECT_GT(tested.short_cycle, 0);
+}
+
 TEST(InplacePlan, WorkspaceStaysWithinTheStatedBound) {
   const std::int64_t shapes[][3] = {{12000, 7000, 4}, {16384, 8192, 4}, {8191, 8193, 4}, {1048576, 3, 4},
                                     {3, 1048576, 4},  {4194304, 4, 4},  {20000, 30000, 1}, {600000, 600001, 1},

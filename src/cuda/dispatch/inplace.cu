@@ -240,10 +240,11 @@ status run_cycles(const inplace_geometry& g, unsigned char* data, unsigned char*
   p.segments = static_cast<std::int64_t>(g.segments.size() / 2);
   p.batch = g.batch;
   const std::int64_t groups = (p.unit_words + 32 * R - 1) / (32 * R);
-  const std::int64_t chunks = (g.units + cycles_chunk - 1) / cycles_chunk;
+  // Leader tests for the short cycles, unless the plan listed every cycle (short_cycle 0).
+  const std::int64_t chunks = g.short_cycle == 0 ? 0 : (g.units + cycles_chunk - 1) / cycles_chunk;
   p.div_segments = fast_divmod(static_cast<std::uint64_t>(std::max<std::int64_t>(p.segments, 1)));
   p.div_groups = fast_divmod(static_cast<std::uint64_t>(groups));
-  p.div_chunks = fast_divmod(static_cast<std::uint64_t>(chunks));
+  p.div_chunks = fast_divmod(static_cast<std::uint64_t>(std::max<std::int64_t>(chunks, 1)));
   p.div_unit_words = fast_divmod(static_cast<std::uint64_t>(p.unit_words));
   p.segment_tasks = g.batch * p.segments * groups;
   p.block_tasks = (p.segment_tasks + warps - 1) / warps + g.batch * chunks;
