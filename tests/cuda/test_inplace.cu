@@ -144,6 +144,22 @@ TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
     }
 }
 
+// square_vec16 (1-byte units) and square_async (2-byte units, tiles staged by cp.async) on 16-byte aligned
+// rows: full and edge pairs (sides cutting a tile mid-chunk, a 1-unit edge, a single partial tile), pitched
+// batches and gaps, and allocations that end at the matrix's last byte (edge chunks are staged unit by unit:
+// memcheck sees any read past it). Blocks take several pairs each once the pairs outnumber the resident ones.
+TEST(InplaceGpu, SquaresOfBytesAndHalvesOnAlignedRows) {
+  for (std::int64_t U : {1, 2})
+    for (std::int64_t n : {16, 48, 64, 112, 128, 129, 200, 1000, 2064}) {
+      const std::int64_t ld = (n * U + 15) / 16 * 16 / U;  // rows 16-byte aligned
+      check({n, n, U, 1, ld, 0}, 0, nullptr, inplace_choice::any, 0);
+      check({n, n, U, 3, ld + 16 / U, 0}, 16);                                          // pitched batch
+      check({n, n, U, 2, ld, ld * n + 32 / U}, 0, nullptr, inplace_choice::any, 0);  // a gap between them
+    }
+  check({4096, 4096, 1, 3}, 0, nullptr, inplace_choice::any, 0);  // 1056 pairs a matrix: grid-stride rounds
+  check({2056, 2056, 2, 5}, 0, nullptr, inplace_choice::any, 0);
+}
+
 // Rows off the 16-byte grid at every byte phase (odd sides, odd pitches, bases not even aligned to the unit):
 // square_shift16 (1- and 2-byte units; edge tiles of every remainder of its tile side T) and square_words, with
 // allocations that end at the matrix's last byte (no guard: under compute-sanitizer, square_shift16's aligned

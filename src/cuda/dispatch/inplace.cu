@@ -67,6 +67,13 @@ status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, 
                 S::threads, 2 * std::int64_t{S::tile_rows} * S::MR * 16, stream, p, "inplace square_vec16");
 }
 
+template <int U, class Policy = inplace_square_async_policy<U>>
+status launch_square_async(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_async_shape<U, Policy>;
+  return launch(inplace_square_async_kernel<U, Policy>,
+                std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * Policy::min_blocks), S::threads,
+                S::smem_bytes, stream, p, "inplace square_async");
+}
 template <int U>
 status launch_square_shift16(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
   using S = square_shape<U>;
@@ -131,7 +138,7 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   if (rows_aligned16) {
     switch (U) {
       case 1: set_tiles(square_shape<1>::tile_rows); return launch_square_vec16<1>(p, stream, dev);
-      case 2: set_tiles(square_shape<2>::tile_rows); return launch_square_vec16<2>(p, stream, dev);
+      case 2: set_tiles(square_async_shape<2>::T); return launch_square_async<2>(p, stream, dev);
       case 4: set_tiles(square_shape<4>::tile_rows); return launch_square_vec16<4>(p, stream, dev);
       case 8: set_tiles(square_shape<8>::tile_rows); return launch_square_vec16<8>(p, stream, dev);
       case 16: set_tiles(square_shape<16>::tile_rows); return launch_square_vec16<16>(p, stream, dev);

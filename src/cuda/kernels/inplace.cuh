@@ -1,10 +1,12 @@
 // In-place family (include/xpose/inplace.hpp; dispatch/inplace.cu; tuning/inplace.hpp).
 //
-// * square_vec16<UnitBytes>: square matrices of 1-16-byte units, 16-byte aligned rows. One block takes the
+// * square_vec16<UnitBytes>: square matrices of 1-, 4-, 8-, 16-byte units, 16-byte aligned rows. One block takes the
 //   tile pair (I, J), (J, I) with J <= I: it loads both tiles into registers (transpose2d's vec16 micro-tiles),
 //   stores them transposed into two shared tiles, and only after a barrier writes each over the other's place,
 //   so no block ever overwrites data it has not read, and pairs are disjoint across blocks. Diagonal tiles are
 //   transposed onto themselves. grid: 1-D over batch x pairs (grid-stride); block: policy threads.
+// * square_async<UnitBytes>: the same pairs (2-byte units on 16-byte aligned rows) staged by cp.async, each
+//   tile's copies in flight while the block stores the previous one, two blocks an SM.
 // * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
 //   16-byte loads realigned in registers (transpose2d's shift16), stores on the output's 16-byte grid, each
 //   tile's rows written exactly (partial chunks at both ends).
@@ -151,6 +153,119 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
       store_tile_rows<UnitBytes, S>(tiles[1], [&](int r) { return cur.a_ptr + r * ld; }, cur.full, cur.a_cols,
                                     cur.a_rows);
   });
+}
+
+/// square_async's geometry: T x T-unit tiles of RC 16-byte chunks a row (RC = 16: 256-byte rows), micro-tiles of
+/// V rows x one chunk (RC x RC of them a tile), RC x RC threads: thread x takes micro-tile (x % RC, x / RC) of
+/// each tile of its pairs.
+template <int UnitBytes, class Policy = inplace_square_async_policy<UnitBytes>>
+struct square_async_shape {
+  static constexpr int RC = Policy::row_chunks;
+  static constexpr int V = 16 / UnitBytes, T = 16 * RC / UnitBytes, threads = RC * RC;
+  static constexpr int tile_chunks = T * RC;
+  static constexpr int smem_bytes = 2 * tile_chunks * 16;  // a pair
+};
+
+/// square_async<UnitBytes> (1- and 2-byte units, 16-byte aligned rows): the pairs of square_vec16 with both
+/// tiles staged raw by cp.async, A and B in separate commit groups, so that a block's copies are in flight
+/// while it stores. Per pair t: wait for A, transpose this thread's micro-tile of A into registers, issue the
+/// next pair's A into A's stage, wait for B, store A^T over B, transpose and store B over A, issue the next
+/// pair's B. A block holds no registers for loads in flight (square_vec16's u8 pairs ran one block an SM at
+/// ~250 registers with no overlap of a pair's loads and stores). Staged chunk q of tile row r sits at
+/// q ^ ((r / V) & (RC - 1)): the 8 lanes of a wavefront read 8 row groups mi of one chunk column mj (distinct
+/// bank groups), and the RC lanes of consecutive mi store RC x 16 contiguous bytes of one output row. Edge
+/// chunks (a tile cut mid-chunk) are staged unit by unit, nothing read past the tile. Safe in place: a block
+/// overwrites a tile only after its own copies of both tiles of the pair completed, and pairs are disjoint.
+/// grid: 1-D over pairs (grid-stride), at most the resident blocks.
+template <int UnitBytes, class Policy = inplace_square_async_policy<UnitBytes>>
+__global__ void __launch_bounds__(square_async_shape<UnitBytes, Policy>::threads, Policy::min_blocks)
+    inplace_square_async_kernel(const inplace_square_params p) {
+  using S = square_async_shape<UnitBytes, Policy>;
+  constexpr int U = UnitBytes, V = S::V, T = S::T, RC = S::RC, threads = S::threads;
+  constexpr int per_thread = S::tile_chunks / threads;
+  extern __shared__ uint4 smem_stage[];
+  const auto base = static_cast<unsigned>(__cvta_generic_to_shared(smem_stage));
+  auto slot = [](int tile, int r, int q) { return tile * S::tile_chunks + r * RC + (q ^ ((r / V) & (RC - 1))); };
+  // Copies of tile `tile` (0: A, 1: B) of pair t; one commit group a call, empty past the last pair.
+  auto issue = [&](int tile, std::int64_t t) {
+    if (t < p.tasks) {
+      const square_pair q = square_pair_of(p, t, T, U);
+      if (tile == 0 || !q.diagonal) {
+        const std::int64_t rows = tile == 0 ? q.a_rows : q.a_cols, cols = tile == 0 ? q.a_cols : q.a_rows;
+        const unsigned char* const src0 = tile == 0 ? q.a_ptr : q.b_ptr;
+#pragma unroll
+        for (int k = 0; k < per_thread; ++k) {
+          const int x = static_cast<int>(threadIdx.x) + k * threads, r = x / RC, c = x % RC;
+          const unsigned char* src = src0 + r * p.ld + c * 16;
+          const unsigned dst = base + 16u * static_cast<unsigned>(slot(tile, r, c));
+          if (q.full) {
+            cp_async_bytes<16>(dst, src);
+          } else if (r < rows && c * V < cols) {
+            const std::int64_t n = cols - c * V;  // units of the chunk inside the tile
+            if (n >= V) {
+              cp_async_bytes<16>(dst, src);
+            } else {
+              std::uint32_t w[4] = {0, 0, 0, 0};
+              load_units<U>(src, static_cast<int>(n), w);
+              sts128(dst, w);
+            }
+          }
+        }
+      }
+    }
+    cp_async_commit();
+  };
+  const int mi = static_cast<int>(threadIdx.x) % RC, mj = static_cast<int>(threadIdx.x) / RC;
+  auto transposed = [&](int tile, std::uint32_t (&out)[V][4]) {
+    std::uint32_t in[V][4];
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const uint4 x = smem_stage[slot(tile, mi * V + i, mj)];
+      in[i][0] = x.x, in[i][1] = x.y, in[i][2] = x.z, in[i][3] = x.w;
+    }
+    transpose_micro<U>(in, out);
+  };
+  // This thread's transposed micro-tile to `dst` (rows dst_rows x units dst_cols): output rows mj V + k, units
+  // mi V ...
+  auto store = [&](unsigned char* dst, std::int64_t dst_rows, std::int64_t dst_cols, bool full,
+                   const std::uint32_t (&out)[V][4]) {
+    const std::int64_t n = dst_cols - mi * V;
+#pragma unroll
+    for (int k = 0; k < V; ++k) {
+      const int row = mj * V + k;
+      unsigned char* const o = dst + row * p.ld + mi * 16;
+      if (full || (row < dst_rows && n >= V)) {
+        *reinterpret_cast<uint4*>(o) = make_uint4(out[k][0], out[k][1], out[k][2], out[k][3]);
+      } else if (row < dst_rows && n > 0) {
+        store_units<U>(o, static_cast<int>(n), out[k]);
+      }
+    }
+  };
+
+  std::int64_t t = blockIdx.x;
+  issue(0, t);
+  issue(1, t);
+  for (; t < p.tasks; t += gridDim.x) {
+    const std::int64_t next = t + gridDim.x;
+    const square_pair q = square_pair_of(p, t, T, U);
+    cp_async_wait_group<1>();  // A of pair t (its B may still be in flight)
+    __syncthreads();
+    std::uint32_t ra[V][4];
+    transposed(0, ra);
+    __syncthreads();  // every thread has read A's stage
+    issue(0, next);
+    cp_async_wait_group<1>();  // B of pair t (the next A may still be in flight)
+    __syncthreads();
+    store(q.b_ptr, q.a_cols, q.a_rows, q.full, ra);  // A^T over B (over A itself on the diagonal)
+    if (!q.diagonal) {
+      std::uint32_t rb[V][4];
+      transposed(1, rb);
+      store(q.a_ptr, q.a_rows, q.a_cols, q.full, rb);
+    }
+    __syncthreads();  // every thread has read B's stage
+    issue(1, next);
+  }
+  cp_async_wait_all();
 }
 
 /// square_shift16 step 1: the micro-tile loads of one tile of T = S::shift_step_rows units a side whose rows

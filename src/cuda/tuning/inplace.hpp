@@ -94,7 +94,7 @@ constexpr std::int64_t strip_units(std::int64_t m, std::int64_t unit, std::int64
 
 namespace xpose::detail {
 
-/// `square` with 16-byte vectors (1-, 2-, 4-, 8-, 16-byte units, 16-byte aligned rows): a square tile of
+/// `square` with 16-byte vectors (1-, 4-, 8-, 16-byte units, 16-byte aligned rows; 2-byte: square_async): a square tile of
 /// V * mr units a side (mr == mc), two tiles (the pair) in shared memory. Same micro-tiles as transpose2d's
 /// vec16 (kernels/transpose2d.cuh).
 /// prefetch: a block issues its next pair's loads before the current pair's stores (H100, 8192^2: fp16 0.925
@@ -105,6 +105,7 @@ struct inplace_square_policy {
   static constexpr int mr = 16, mc = 16, per_thread = 1;  // 4: 64 x 64 units; 8: 32 x 32 (256 threads)
   static constexpr bool prefetch = true;
 };
+// 2-byte units: square_shift16's tiles (rows off the 16-byte grid); aligned rows take square_async.
 template <>
 struct inplace_square_policy<2> {  // 128 x 128 units, 256 threads (a pair: 64 KiB of dynamic shared memory)
   static constexpr int mr = 16, mc = 16, per_thread = 1;
@@ -121,6 +122,23 @@ template <>
 struct inplace_square_policy<16> {  // 32 x 32 units, 256 threads x 4 micro-tiles
   static constexpr int mr = 32, mc = 32, per_thread = 4;
   static constexpr bool prefetch = true;
+};
+
+/// square_async (kernels/inplace.cuh), dispatched for 2-byte units on 16-byte aligned rows: tiles of row_chunks
+/// 16-byte chunks a row (16: 128 x 128 halves, 256-byte rows), row_chunks^2 threads, min_blocks blocks an SM (a
+/// pair stages 64 KiB; 128 registers). H200, same call, square_vec16 (prefetching, one block an SM at 184
+/// registers: ncu DRAM 68 %) -> square_async: fp16 8192^2 0.854 -> 0.902, 16384^2 0.871 -> 0.914, 4096^2 0.869 ->
+/// 0.932, 8200^2 (edge pairs) 0.695 -> 0.725, batched 64 x 1024^2 0.878 -> 0.884. Lost: tiles of 8 chunks a
+/// row (64 threads, 6 or 12 blocks an SM: 8192^2 0.81 / 0.58), 3 blocks an SM (80 registers, spills: 0.81).
+/// Not for 1-byte units: a 256 x 256-byte pair stages 128 KiB and takes 255 registers, one block an SM (8192^2
+/// 0.816 -> 0.634); 128 x 128-byte tiles (64 threads, 4-8 blocks an SM) won at 4096^2 (0.78 -> 0.93) and lost
+/// at 8192^2 and above (0.82 -> 0.37-0.61), as did a first version with two pairs in flight a block in
+/// 128 x 128-byte tiles (16384^2 0.91 -> 0.80): square_vec16 keeps them.
+template <int UnitBytes>
+struct inplace_square_async_policy {
+  static_assert(UnitBytes == 1 || UnitBytes == 2, "micro-tiles of 16-byte rows of 1- or 2-byte units");
+  static constexpr int row_chunks = 16;
+  static constexpr int min_blocks = UnitBytes == 1 ? 1 : 2;
 };
 
 /// square_shift16 (kernels/inplace.cuh): square_vec16's pairs on rows off the 16-byte grid, for the units that
