@@ -684,16 +684,6 @@ __device__ __forceinline__ void cp_async_bytes(unsigned dst, const void* src) {
   *reinterpret_cast<w*>(__cvta_shared_to_generic(dst)) = __ldg(reinterpret_cast<const w*>(src));
 #endif
 }
-/// The first `bytes` (1-16) of the aligned 16-byte chunk at `src` to shared memory at `dst`, the rest of the 16
-/// zero-filled, nothing read past them: cp.async's source size (a plain copy before sm_80).
-__device__ __forceinline__ void cp_async_zfill16(unsigned dst, const void* src, unsigned bytes) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(bytes) : "memory");
-#else
-  unsigned char* d = static_cast<unsigned char*>(__cvta_shared_to_generic(dst));
-  for (unsigned b = 0; b < 16; ++b) d[b] = b < bytes ? static_cast<const unsigned char*>(src)[b] : 0;
-#endif
-}
 __device__ __forceinline__ void cp_async_commit() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;" ::: "memory");
