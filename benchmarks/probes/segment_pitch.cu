@@ -2,7 +2,8 @@
 // in the address space (the tile's first byte varying with the row) win it back. Each block copies one tile
 // of 64 rows x 256 bytes (or 32 x 512, 16 x 1024) between two buffers of the same layout (loads first, then stores, as a transpose's
 // tile does), tiles in row order (the read side of a transpose), column order (its write side) or panels.
-//   nvcc -O3 -gencode=arch=compute_90,code=sm_90 -o segment_pitch benchmarks/probes/segment_pitch.cu
+//   built as xpose_probe_segment_pitch with CUDA (CMakeLists.txt), or: nvcc -O3 -std=c++20 \
+//   -gencode=arch=compute_90,code=sm_90 -o segment_pitch benchmarks/probes/segment_pitch.cu
 //   ./segment_pitch            (prints one line a configuration: GB/s and the ratio to cudaMemcpyAsync D2D)
 #include <cuda_runtime.h>
 
