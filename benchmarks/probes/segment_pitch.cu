@@ -1,10 +1,10 @@
 // Probe: what a row pitch that is not a multiple of 256 bytes costs tiled copies, and whether segments aligned
 // in the address space (the tile's first byte varying with the row) win it back. Each block copies one tile
-// of 64 rows x 256 bytes (or 32 x 512, 16 x 1024) between two buffers of the same layout (loads first, then stores, as a transpose's
-// tile does), tiles in row order (the read side of a transpose), column order (its write side) or panels.
-//   built as xpose_probe_segment_pitch with CUDA (CMakeLists.txt), or: nvcc -O3 -std=c++20 \
-//   -gencode=arch=compute_90,code=sm_90 -o segment_pitch benchmarks/probes/segment_pitch.cu
-//   ./segment_pitch            (prints one line a configuration: GB/s and the ratio to cudaMemcpyAsync D2D)
+// of 64 rows x 256 bytes (or 32 x 512, 16 x 1024) between two buffers of the same layout (loads first, then
+// stores, as a transpose's tile does), tiles in row order (the read side of a transpose), column order (its
+// write side) or panels. Built as xpose_probe_segment_pitch with CUDA (CMakeLists.txt), or:
+//   nvcc -O3 -std=c++20 -gencode=arch=compute_90,code=sm_90 -o segment_pitch benchmarks/probes/segment_pitch.cu
+// Prints a line a configuration: GB/s and the ratio to cudaMemcpyAsync D2D of the same bytes.
 #include <cuda_runtime.h>
 
 #include <algorithm>
