@@ -28,6 +28,11 @@ struct avx512 {
   static vec load(const unsigned char* p) { return _mm512_loadu_si512(p); }
   static void store(unsigned char* p, vec v) { _mm512_storeu_si512(p, v); }
   static void stream(unsigned char* p, vec v) { _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v); }
+  static vec zero() { return _mm512_setzero_si512(); }
+  // The first n (0-64) bytes at p, the rest zero; masked-off bytes are not accessed (no fault past them).
+  static __mmask64 byte_mask(int n) { return n >= 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1; }
+  static vec load_bytes(const unsigned char* p, int n) { return _mm512_maskz_loadu_epi8(byte_mask(n), p); }
+  static void store_bytes(unsigned char* p, vec v, int n) { _mm512_mask_storeu_epi8(p, byte_mask(n), v); }
   template <int L>
   static void store_lane(unsigned char* p, vec v) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_extracti32x4_epi32(v, L));
