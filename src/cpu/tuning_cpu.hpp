@@ -114,7 +114,12 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // 256-1024-byte input segments: fp32 8192^2 0.50 / 0.70 -> 0.63 / 0.72, fp32 8191x8193 0.33 / 0.52 -> 0.56 /
   // 0.69, fp16 8192^2 0.42 / 0.57 -> 0.64 / 0.68, u8 8192^2 0.31 / 0.45 -> 0.35 / 0.54; but fp64 4096^2 0.70 /
   // 0.76 -> 0.64 / 0.73 and c128 4096^2 0.75 / 0.82 -> 0.61 / 0.64 (256-byte runs 0.67 / 0.79).
-  const bool short_runs = vendor != cpu_vendor::amd || unit >= 8;
+  // On AMD, 8-byte units keep them only where input and output rows are whole lines: otherwise (the carry and
+  // staged paths, or misaligned reads) 16-row tiles lost to 64 rows (512-byte runs), same binary, 1 thread vs
+  // the non-temporal copy: fp64 8191 x 4097 0.35 -> 0.60, 8191 x 4096 0.38 -> 0.53, 4097 x 8191 0.44 -> 0.54,
+  // 8192 x 4097 0.48 -> 0.60; aligned rows keep them (fp64 6000^2 0.67 -> 0.60 with 64 rows).
+  const bool lines = in_row_bytes % 64 == 0 && (rows * unit) % 64 == 0;
+  const bool short_runs = vendor != cpu_vendor::amd || unit > 8 || (unit == 8 && lines);
   const bool long_rows = short_runs && rows * unit >= (unit == 1 && aliased ? long_aliased_bytes : long_rows_bytes);
   // Page-long input segments: plain input rows (not packed tiles), long output rows, units over a byte or
   // aliased bytes.

@@ -453,6 +453,9 @@ TEST(CpuTuning, ShortOutputRunsOnIntelAndOnAmdForWideUnitsOnly) {
   EXPECT_LT(tiles(8191, 8193, 2, 32, cpu_vendor::intel).tile_r, tiles(8191, 8193, 2, 32, cpu_vendor::amd).tile_r);
   EXPECT_LT(tiles(8192, 8192, 1, 64, cpu_vendor::intel).tile_r, tiles(8192, 8192, 1, 64, cpu_vendor::amd).tile_r);
   EXPECT_EQ(tiles(4096, 4096, 8, 8, cpu_vendor::intel), tiles(4096, 4096, 8, 8, cpu_vendor::amd));
+  // AMD, 8-byte units whose rows are not whole lines (carry / staged paths): 512-byte runs, not short ones.
+  EXPECT_LT(tiles(4096, 4096, 8, 8, cpu_vendor::amd).tile_r, tiles(8191, 4097, 8, 8, cpu_vendor::amd).tile_r);
+  EXPECT_EQ(tiles(8191, 4097, 8, 8, cpu_vendor::amd).tile_r, 64);
   EXPECT_EQ(tiles(4096, 4096, 16, 4, cpu_vendor::intel), tiles(4096, 4096, 16, 4, cpu_vendor::amd));
   // Short output rows (< 8 KiB): 512-byte runs everywhere.
   EXPECT_EQ(tiles(1000, 8193, 4, 16, cpu_vendor::intel), tiles(1000, 8193, 4, 16, cpu_vendor::amd));
