@@ -61,12 +61,8 @@ inline void store_lanes(std::integer_sequence<int, L...>, typename Isa::vec v, u
 
 /// One block_shape<Isa, U> block: rows x cols units from `in` (rows in_rs bytes apart) to `out` (cols rows
 /// of `rows` units, out_rs bytes apart).
-/// A full block (block_shape::full): loads its rows x rows units and calls emit(j, v) with output row j's
-/// vector (all `rows` units of it), j = 0 .. rows - 1.
-template <class Isa, int U, class Emit>
-inline void full_block(const unsigned char* in, std::int64_t in_rs, const Emit& emit);
-
-/// full_block with the rows' loads made by load(r) (r = 0 .. rows - 1), e.g. masked ones at a ragged edge.
+/// A full block (block_shape::full): its rows x rows units, row r loaded by load(r) (a plain load, or a masked
+/// one at a ragged edge); calls emit(j, v) with output row j's vector (all `rows` units of it), j = 0 .. rows - 1.
 template <class Isa, int U, class Load, class Emit>
 inline void full_block_loaded(const Load& load, const Emit& emit) {
   using vec = typename Isa::vec;
@@ -89,6 +85,7 @@ inline void full_block_loaded(const Load& load, const Emit& emit) {
   }
 }
 
+/// full_block_loaded on rows in_rs bytes apart from `in`.
 template <class Isa, int U, class Emit>
 inline void full_block(const unsigned char* in, std::int64_t in_rs, const Emit& emit) {
   full_block_loaded<Isa, U>([&](int r) { return Isa::load(in + r * in_rs); }, emit);

@@ -118,7 +118,7 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // staged paths, or misaligned reads) 16-row tiles lost to 64 rows (512-byte runs), same binary, 1 thread vs
   // the non-temporal copy: fp64 8191 x 4097 0.35 -> 0.60, 8191 x 4096 0.38 -> 0.53, 4097 x 8191 0.44 -> 0.54,
   // 8192 x 4097 0.48 -> 0.60; aligned rows keep them (fp64 6000^2 0.67 -> 0.60 with 64 rows).
-  const bool lines = in_row_bytes % 64 == 0 && (rows * unit) % 64 == 0;
+  const bool lines = in_row_bytes % 64 == 0 && (rows * unit) % 64 == 0;  // input rows, packed output rows
   const bool short_runs = vendor != cpu_vendor::amd || unit > 8 || (unit == 8 && lines);
   const bool long_rows = short_runs && rows * unit >= (unit == 1 && aliased ? long_aliased_bytes : long_rows_bytes);
   // Page-long input segments: plain input rows (not packed tiles), long output rows, units over a byte or
