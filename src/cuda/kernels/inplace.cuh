@@ -166,14 +166,15 @@ struct square_async_shape {
   static constexpr int smem_bytes = 2 * tile_chunks * 16;  // a pair
 };
 
-/// square_async<UnitBytes> (1- and 2-byte units, 16-byte aligned rows): the pairs of square_vec16 with both
+/// square_async<UnitBytes> (2-byte units, 16-byte aligned rows; tuning/inplace.hpp says why not bytes): the pairs of square_vec16 with both
 /// tiles staged raw by cp.async, A and B in separate commit groups, so that a block's copies are in flight
 /// while it stores. Per pair t: wait for A, transpose this thread's micro-tile of A into registers, issue the
 /// next pair's A into A's stage, wait for B, store A^T over B, transpose and store B over A, issue the next
 /// pair's B. A block holds no registers for loads in flight (square_vec16's u8 pairs ran one block an SM at
-/// ~250 registers with no overlap of a pair's loads and stores). Staged chunk q of tile row r sits at
-/// q ^ ((r / V) & (RC - 1)): the 8 lanes of a wavefront read 8 row groups mi of one chunk column mj (distinct
-/// bank groups), and the RC lanes of consecutive mi store RC x 16 contiguous bytes of one output row. Edge
+/// ~250 registers with no overlap of a pair's loads and stores). Staged rows are vec16's swizzled rows (chunk q
+/// of tile row r at `swizzle<V, RC>(r, q)`): the 8 lanes of a wavefront read 8 row groups mi of one chunk column
+/// mj (distinct bank groups) and copy 8 consecutive chunks of one row (distinct again), and the RC lanes of
+/// consecutive mi store RC x 16 contiguous bytes of one output row. Edge
 /// chunks (a tile cut mid-chunk) are staged unit by unit, nothing read past the tile. Safe in place: a block
 /// overwrites a tile only after its own copies of both tiles of the pair completed, and pairs are disjoint.
 /// grid: 1-D over pairs (grid-stride), at most the resident blocks.
@@ -185,7 +186,7 @@ __global__ void __launch_bounds__(square_async_shape<UnitBytes, Policy>::threads
   constexpr int per_thread = S::tile_chunks / threads;
   extern __shared__ uint4 smem_stage[];
   const auto base = static_cast<unsigned>(__cvta_generic_to_shared(smem_stage));
-  auto slot = [](int tile, int r, int q) { return tile * S::tile_chunks + r * RC + (q ^ ((r / V) & (RC - 1))); };
+  auto slot = [](int tile, int r, int q) { return tile * S::tile_chunks + swizzle<V, RC>(r, q); };
   // Copies of tile `tile` (0: A, 1: B) of pair t; one commit group a call, empty past the last pair.
   auto issue = [&](int tile, std::int64_t t) {
     if (t < p.tasks) {
