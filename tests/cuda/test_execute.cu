@@ -213,13 +213,15 @@ TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
 }
 
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
-  // fp16 packed batches whose rows are 8-byte but not 16-byte aligned take vec8<2> tiles: full and partial
-  // tiles, pointers shifted by 8 bytes.
+  // fp16 packed batches whose rows are 8-byte but not 16-byte aligned: matrices of up to 48 KiB whole a tile
+  // (batched_flat), larger ones vec8<2>'s 64 x 128-unit tiles (full and partial); pointers shifted by 8 bytes.
   for (std::size_t shift : {0, 8}) {
     check(problem{{40, 100, 100}, {0, 2, 1}, 2, {}, {}}, shift, 8 - shift);
     check(problem{{24, 64, 72}, {0, 2, 1}, 2, {}, {}}, shift, shift);
     check(problem{{3, 132, 68}, {0, 2, 1}, 2, {}, {}}, 0, shift);
-    check(problem{{5, 140, 152}, {0, 2, 1}, 2, {}, {}}, shift, 0);  // >= 20000-byte matrices: 64 x 128 tiles
+    check(problem{{5, 140, 152}, {0, 2, 1}, 2, {}, {}}, shift, 0);
+    check(problem{{3, 180, 148}, {0, 2, 1}, 2, {}, {}}, shift, 0);      // 53 KB matrices: vec8<2>
+    check(problem{{2, 260, 204}, {0, 2, 1}, 2, {}, {}}, shift, shift);  // 106 KB
   }
 }
 

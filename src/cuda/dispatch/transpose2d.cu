@@ -652,9 +652,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   }
 
   // Packed batches of 2-byte matrices with 8-byte aligned rows that vec16 would not take (fp16 100 x 100:
-  // 200-byte rows; 64 x 72: 28 % of vec16's 128 x 128 tiles): vec8's 64 x 64-unit tiles instead of whole
-  // matrices a tile. H100, same call: 4096 x 100 x 100 0.684 -> 0.761-0.783, 8192 x 64 x 72 0.668 -> 0.945
-  // (shift16 lost: 0.646, 0.457). 1-byte batches keep whole matrices (shift8: 18138 x 100 x 37 0.574 -> 0.312).
+  // 200-byte rows; 64 x 72: 28 % of vec16's 128 x 128 tiles): matrices of up to flat_u16_max_matrix_bytes go
+  // whole a tile (batched_flat, below), larger ones take vec8's 64 x 64-unit tiles. H200, same call, vec8 (as
+  // chosen below) -> batched_flat: 4096 x 100 x 100 0.735 -> 0.820, 3000 x 140 x 100 0.742 -> 0.856, 5000 x 76
+  // x 100 0.647 -> 0.948, 4096 x 84 x 112 0.735 -> 0.834, 8192 x 64 x 72 0.730 -> 0.785, 2000 x 180 x 124 (44.6
+  // KB) 0.764 -> 0.799, 3300 x 100 x 128 0.851 -> 0.849; 700 x 300 x 200 (120 KB) 0.868 -> 0.576, 300 x 500 x 300
+  // 0.876 -> 0.606. (On the H100, before batched_flat's rework in the eighth session, whole matrices had lost:
+  // 4096 x 100 x 100 0.684 vs 0.761-0.783, 8192 x 64 x 72 0.668 vs 0.945.)
   // Matrices of >= 20000 bytes take 64 x 128-unit tiles of 512 threads (transpose2d_tile8_wide_policy<2>).
   // H100, same calls, 64 x 64 -> 64 x 128 tiles: every batch of >= 20000-byte matrices measured gained or tied
   // (100 x 100 0.765 -> 0.916, 104 x 100 0.799 -> 0.928, 108 x 100 0.738 -> 0.920, 140 x 100 0.747 -> 0.890,
@@ -664,7 +668,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // Checked on ten other batches (same call, vs 64 x 64 everywhere): 100 x 116 0.736 -> 0.831, 156 x 100 0.731
   // -> 0.912, 180 x 124 0.718 -> 0.733, 100 x 100 0.783 -> 0.912, 300 x 200 0.720 -> 0.750; 120 x 84 lost
   // (0.957 -> 0.919); under 20000 bytes (92 x 80, 88 x 104, 64 x 72) and vec16's 112 x 96 unchanged.
-  if (!compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit)) {
+  // H200, same call, 64 x 64 -> 64 x 128: 700 x 300 x 200 0.878 -> 0.868, 300 x 500 x 300 0.724 -> 0.876.
+  constexpr std::int64_t flat_u16_max_matrix_bytes = std::int64_t{48} << 10;
+  const bool u16_flat = unit == 2 && flat_fits && matrix_bytes <= flat_u16_max_matrix_bytes;
+  if (!u16_flat && !compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit)) {
     constexpr std::int64_t vec8_wide_matrix_bytes = 20000;
     if (matrix_bytes >= vec8_wide_matrix_bytes)
       return launch_tiles8<2, false, transpose2d_tile8_wide_policy<2>>(p, compound, stream);
