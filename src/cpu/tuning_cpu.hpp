@@ -124,7 +124,20 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // Page-long input segments: plain input rows (not packed tiles), long output rows, units over a byte or
   // aliased bytes.
   const bool page_rows = in_row_bytes > 0 && long_rows && (unit > 1 || aliased);
-  const std::int64_t run_bytes = !page_rows ? 512 : unit > 1 ? 128 : 64;
+  // Units that the word-by-word kernel moves (no register blocks: block_r == 1) of at least 32 bytes take
+  // 1024-byte runs, in place of 512-byte runs (5-18 units) or, for page-long input rows, 128-byte runs (1-4
+  // units a tile row). Dev VM (AMD EPYC), same call, 3 rounds, 1 / 2 threads vs the non-temporal copy: fp32
+  // 3000 x 2000 x 20 axes 1,0,2 (80-byte units) 0.216 / 0.242 -> 0.320 / 0.489, u8 2000 x 1500 x 100 0.229 /
+  // 0.250 -> 0.335 / 0.506, fp32 x 15 0.258 / 0.246 -> 0.313 / 0.495, fp64 4000 x 3000 x 5 0.211 / 0.345 ->
+  // 0.246 / 0.410, u8 [40,26,35,45,40] axes 0,3,1,2,4 (40 bytes) 0.192 / 0.340 -> 0.255 / 0.433, u8 x 36 0.198
+  // / 0.247 -> 0.236 / 0.396 (2048 and 4096 bytes measured like 1024). At 28 bytes (fp32 x 7) one thread gained
+  // (0.250 -> 0.282) and two lost in two rounds of three (0.416 -> 0.28-0.45); 20- and 23-byte units lost
+  // (0.255 -> 0.230, 0.277 -> 0.206): those keep the rules above.
+  constexpr std::int64_t words_long_run_min_unit = 32;
+  const std::int64_t run_bytes = block_r == 1 && unit >= words_long_run_min_unit ? 1024
+                                 : !page_rows                                   ? 512
+                                 : unit > 1                                     ? 128
+                                                                                : 64;
   t.strip = round_up(std::max<std::int64_t>(16, block_c), block_c);
   // A staging row holds tile_r units plus those reaching into one more line (a tile owns the lines that start
   // in its rows), rounded up to whole lines: at most tile_r * unit + 3 lines.

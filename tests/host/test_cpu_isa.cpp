@@ -459,6 +459,13 @@ TEST(CpuTuning, ShortOutputRunsOnIntelAndOnAmdForWideUnitsOnly) {
   EXPECT_EQ(tiles(4096, 4096, 16, 4, cpu_vendor::intel), tiles(4096, 4096, 16, 4, cpu_vendor::amd));
   // Short output rows (< 8 KiB): 512-byte runs everywhere.
   EXPECT_EQ(tiles(1000, 8193, 4, 16, cpu_vendor::intel), tiles(1000, 8193, 4, 16, cpu_vendor::amd));
+  // Units of >= 32 bytes moved word by word (block 1): 1024-byte runs on every vendor, long output rows or not;
+  // shorter ones keep the runs above (20-byte units, page-long rows: 128 bytes).
+  for (cpu_vendor v : {cpu_vendor::intel, cpu_vendor::amd}) {
+    EXPECT_EQ(tiles(3000, 2000, 80, 1, v).tile_r, 1024 / 80);
+    EXPECT_EQ(tiles(100, 2000, 40, 1, v).tile_r, 1024 / 40);
+    EXPECT_EQ(tiles(6000, 4000, 20, 1, v).tile_r, 128 / 20);
+  }
   const cpu_vendor host = xpose::detail::host_cpu_vendor();
   std::cout << "[ vendor   ] " << (host == cpu_vendor::intel ? "Intel" : host == cpu_vendor::amd ? "AMD" : "other")
             << '\n';
