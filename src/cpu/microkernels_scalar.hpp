@@ -158,18 +158,34 @@ inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, un
                                  std::int64_t out_rs, std::int64_t nr, std::int64_t nc, std::int64_t words) {
   constexpr std::int64_t w = sizeof(W);
   const std::int64_t u = words * w;
-  // Units of 16 bytes and more: row by row, so that the input is read in order (each row's units go to as
-  // many output rows, which are the L1 staging buffer's on the streaming path). Column by column (the output
-  // in order) read each input row a unit at a time, rows apart: dev VM (AMD EPYC), 3 rounds, 1 / 2 threads vs
-  // the non-temporal copy: fp16 [40,13,35,45,40] axes 0,3,1,2,4 (80-byte units) 0.124 / 0.200 -> 0.309 / 0.316,
-  // u8 [40,26,35,45,40] (40-byte) 0.138 / 0.235 -> 0.194 / 0.203, u8 4097 x 3001 x 23 axes 1,0,2 0.214 / 0.329
-  // -> 0.280 / 0.451, fp64 4000 x 3000 x 5 0.211 / 0.200 -> 0.214 / 0.350, fp32 x 20 0.201 / 0.218 -> 0.218 /
-  // 0.242; fp32 x 7 (28 bytes) 0.250 / 0.409 -> 0.229 / 0.377.
+  // Units of 8 bytes and more: row by row, so that the input is read in order (each row's units go to as
+  // many output rows, which are the L1 staging buffer's on the streaming path), each unit in one to a few
+  // overlapping moves (copy_short) whatever its word size. Column by column (the output in order) read each
+  // input row a unit at a time, rows apart; 9-15-byte units of 1- or 2-byte words were copied a word at a time.
+  // Dev VM (AMD EPYC), 3 rounds, 1 / 2 threads vs the non-temporal copy: fp16 [40,13,35,45,40] axes 0,3,1,2,4
+  // (80-byte units) 0.124 / 0.200 -> 0.309 / 0.316, u8 [40,26,35,45,40] (40-byte) 0.138 / 0.235 -> 0.194 /
+  // 0.203, u8 4097 x 3001 x 23 axes 1,0,2 0.214 / 0.329 -> 0.280 / 0.451, fp64 4000 x 3000 x 5 0.211 / 0.200 ->
+  // 0.214 / 0.350; fp32 x 7 (28 bytes) 0.250 / 0.409 -> 0.229 / 0.377 (c0e3a72). With 256-byte runs for 9-15-byte
+  // units (tuning_cpu.hpp): u8 x 13 0.098 / 0.160 -> 0.216 / 0.354, u8 x 11 0.107 / 0.173 -> 0.198 / 0.336, fp16
+  // x 7 0.128 / 0.189 -> 0.218 / 0.357, fp16 x 5 0.131 / 0.221 -> 0.175 / 0.295, u8 300 x 40000 x 9 0.096 /
+  // 0.169 -> 0.165 / 0.262; against 611536d in one call (benchmarks/results/cpu-wide-units-9to15-epyc.txt) fp16 x 7
+  // 0.128 / 0.188 -> 0.225 / 0.376, u8 x 13 0.098 / 0.162 -> 0.245 / 0.400, 20-80-byte units unchanged.
   if (u >= 16) {
     for (std::int64_t r = 0; r < nr; ++r) {
       const unsigned char* src = in + r * in_rs;
       unsigned char* dst = out + r * u;
       for (std::int64_t c = 0; c < nc; ++c) copy_short(dst + c * out_rs, src + c * u, u);
+    }
+    return;
+  }
+  if (u >= 8) {  // two overlapping 8-byte moves a unit
+    for (std::int64_t r = 0; r < nr; ++r) {
+      const unsigned char* src = in + r * in_rs;
+      unsigned char* dst = out + r * u;
+      for (std::int64_t c = 0; c < nc; ++c) {
+        std::memcpy(dst + c * out_rs, src + c * u, 8);
+        std::memcpy(dst + c * out_rs + u - 8, src + c * u + u - 8, 8);
+      }
     }
     return;
   }

@@ -126,7 +126,8 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   const bool page_rows = in_row_bytes > 0 && long_rows && (unit > 1 || aliased);
   // Units that the word-by-word kernel moves (no register blocks: block_r == 1) take runs of their own, in
   // place of 512-byte runs (5-31 units) or, for page-long input rows, 128-byte runs (1-8 units a tile row):
-  // 1024 bytes from 32-byte units on, 256 bytes for 16-31-byte ones. Dev VM (AMD EPYC), same call, 3 rounds,
+  // 1024 bytes from 32-byte units on, 256 bytes for 9-31-byte ones (9-15 bytes: see transpose_tile_words).
+  // Dev VM (AMD EPYC), same call, 3 rounds,
   // 1 / 2 threads vs the non-temporal copy (benchmarks/results/cpu-wide-units-runs-epyc.txt): 1024 bytes: fp32
   // 3000 x 2000 x 20 axes 1,0,2 (80-byte units) 0.216 / 0.242 -> 0.320 / 0.489, u8 2000 x 1500 x 100 0.229 /
   // 0.250 -> 0.335 / 0.506, fp32 x 15 0.258 / 0.246 -> 0.313 / 0.495, fp64 4000 x 3000 x 5 0.211 / 0.345 ->
@@ -136,7 +137,7 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // 0.332 / 0.502, fp32 x 5 0.249 / 0.411 -> 0.283 / 0.465, u8 x 23 0.268 / 0.434 -> 0.314 / 0.535, fp16 x 13
   // 0.252 / 0.380 -> 0.320 / 0.510 (512 bytes mixed); short output rows too (512 -> 256: fp32 350 x 12000 x 7
   // 0.286 / 0.481 -> 0.394 / 0.609, u8 200 x 30000 x 23 0.310 / 0.455 -> 0.358 / 0.569).
-  constexpr std::int64_t words_long_run_min_unit = 32, words_mid_run_min_unit = 16;
+  constexpr std::int64_t words_long_run_min_unit = 32, words_mid_run_min_unit = 9;
   const bool words_kernel = block_r == 1 && unit >= words_mid_run_min_unit;
   const std::int64_t run_bytes = words_kernel ? (unit >= words_long_run_min_unit ? 1024 : 256)
                                  : !page_rows                                   ? 512

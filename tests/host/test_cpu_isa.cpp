@@ -459,13 +459,15 @@ TEST(CpuTuning, ShortOutputRunsOnIntelAndOnAmdForWideUnitsOnly) {
   EXPECT_EQ(tiles(4096, 4096, 16, 4, cpu_vendor::intel), tiles(4096, 4096, 16, 4, cpu_vendor::amd));
   // Short output rows (< 8 KiB): 512-byte runs everywhere.
   EXPECT_EQ(tiles(1000, 8193, 4, 16, cpu_vendor::intel), tiles(1000, 8193, 4, 16, cpu_vendor::amd));
-  // Units moved word by word (block 1): 1024-byte runs from 32 bytes on, 256-byte runs for 16-31 bytes, on
+  // Units moved word by word (block 1): 1024-byte runs from 32 bytes on, 256-byte runs for 9-31 bytes, on
   // every vendor, long output rows or not; register-block kernels of the same sizes keep the runs above.
   for (cpu_vendor v : {cpu_vendor::intel, cpu_vendor::amd}) {
     EXPECT_EQ(tiles(3000, 2000, 80, 1, v).tile_r, 1024 / 80);
     EXPECT_EQ(tiles(100, 2000, 40, 1, v).tile_r, 1024 / 40);
     EXPECT_EQ(tiles(6000, 4000, 20, 1, v).tile_r, 256 / 20);
     EXPECT_EQ(tiles(350, 12000, 28, 1, v).tile_r, 256 / 28);
+    EXPECT_EQ(tiles(6000, 4000, 10, 1, v).tile_r, 256 / 10);
+    EXPECT_EQ(tiles(6000, 4000, 7, 1, cpu_vendor::amd).tile_r, 512 / 7);  // <= 8 bytes: the rules above
   }
   EXPECT_EQ(tiles(4096, 4096, 16, 4, cpu_vendor::amd).tile_r * 16, 128);  // c128 blocks: short runs on AMD
   const cpu_vendor host = xpose::detail::host_cpu_vendor();
