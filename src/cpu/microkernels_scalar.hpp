@@ -148,11 +148,22 @@ inline void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned
     for (std::int64_t r = full_r; r < nr; ++r) std::memcpy(out + c * out_rs + r * u, in + r * in_rs + c * u, sizeof(W));
 }
 
+/// Copies unit c of tile row r to output row c, rows in order (copy(dst, src) moves one unit).
+template <class Copy>
+inline void transpose_units_by_rows(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
+                                    std::int64_t out_rs, std::int64_t nr, std::int64_t nc, std::int64_t u,
+                                    const Copy& copy) {
+  for (std::int64_t r = 0; r < nr; ++r) {
+    const unsigned char* src = in + r * in_rs;
+    unsigned char* dst = out + r * u;
+    for (std::int64_t c = 0; c < nc; ++c) copy(dst + c * out_rs, src + c * u);
+  }
+}
+
 /// Transposes an nr x nc tile of units of `words` words of type W (any unit size without a compile-time
-/// kernel): a unit is copied word by word, which beats a memcpy call per unit for the short units the
-/// planner produces (<= 64 bytes); units of 16 bytes or more by copy_short, 16-byte moves, the last one
-/// overlapping the one before it (28-byte units: 2 moves instead of 7; dev VM, 725 x 3305 of 28 bytes, 2 threads: see
-/// docs/perf-notes.md).
+/// kernel). Units of 8 bytes and more go a few overlapping moves each whatever the word size (16-byte moves
+/// by copy_short from 16 bytes on: 28-byte units in 2 moves instead of 7; two 8-byte moves below), shorter
+/// ones word by word, which beats a memcpy call per unit for the short units the planner produces.
 template <class W>
 inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
                                  std::int64_t out_rs, std::int64_t nr, std::int64_t nc, std::int64_t words) {
@@ -170,23 +181,18 @@ inline void transpose_tile_words(const unsigned char* in, std::int64_t in_rs, un
   // x 7 0.128 / 0.189 -> 0.218 / 0.357, fp16 x 5 0.131 / 0.221 -> 0.175 / 0.295, u8 300 x 40000 x 9 0.096 /
   // 0.169 -> 0.165 / 0.262; against 611536d in one call (benchmarks/results/cpu-wide-units-9to15-epyc.txt) fp16 x 7
   // 0.128 / 0.188 -> 0.225 / 0.376, u8 x 13 0.098 / 0.162 -> 0.245 / 0.400, 20-80-byte units unchanged.
+  // (The two copies stay separate loops: one copy_short loop for 8-byte units and up ran 20-byte units 0.05
+  // slower, from code layout alone; docs/perf-notes.md.)
   if (u >= 16) {
-    for (std::int64_t r = 0; r < nr; ++r) {
-      const unsigned char* src = in + r * in_rs;
-      unsigned char* dst = out + r * u;
-      for (std::int64_t c = 0; c < nc; ++c) copy_short(dst + c * out_rs, src + c * u, u);
-    }
+    transpose_units_by_rows(in, in_rs, out, out_rs, nr, nc, u,
+                            [u](unsigned char* d, const unsigned char* s) { copy_short(d, s, u); });
     return;
   }
-  if (u >= 8) {  // two overlapping 8-byte moves a unit
-    for (std::int64_t r = 0; r < nr; ++r) {
-      const unsigned char* src = in + r * in_rs;
-      unsigned char* dst = out + r * u;
-      for (std::int64_t c = 0; c < nc; ++c) {
-        std::memcpy(dst + c * out_rs, src + c * u, 8);
-        std::memcpy(dst + c * out_rs + u - 8, src + c * u + u - 8, 8);
-      }
-    }
+  if (u >= 8) {
+    transpose_units_by_rows(in, in_rs, out, out_rs, nr, nc, u, [u](unsigned char* d, const unsigned char* s) {
+      std::memcpy(d, s, 8);
+      std::memcpy(d + u - 8, s + u - 8, 8);
+    });
     return;
   }
   for (std::int64_t c = 0; c < nc; ++c) {

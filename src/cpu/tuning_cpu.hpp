@@ -126,9 +126,9 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   const bool page_rows = in_row_bytes > 0 && long_rows && (unit > 1 || aliased);
   // Units that the word-by-word kernel moves (no register blocks: block_r == 1) take runs of their own, in
   // place of 512-byte runs (5-31 units) or, for page-long input rows, 128-byte runs (1-8 units a tile row):
-  // 1024 bytes from 32-byte units on, 256 bytes for 9-31-byte ones (9-15 bytes: see transpose_tile_words).
-  // Dev VM (AMD EPYC), same call, 3 rounds,
-  // 1 / 2 threads vs the non-temporal copy (benchmarks/results/cpu-wide-units-runs-epyc.txt): 1024 bytes: fp32
+  // 1024 bytes from 32-byte units on, 256 bytes for 9-31-byte ones (9-15 bytes: see transpose_tile_words). Dev
+  // VM (AMD EPYC), same call, 3 rounds, 1 / 2 threads vs the non-temporal copy
+  // (benchmarks/results/cpu-wide-units-runs-epyc.txt): 1024 bytes: fp32
   // 3000 x 2000 x 20 axes 1,0,2 (80-byte units) 0.216 / 0.242 -> 0.320 / 0.489, u8 2000 x 1500 x 100 0.229 /
   // 0.250 -> 0.335 / 0.506, fp32 x 15 0.258 / 0.246 -> 0.313 / 0.495, fp64 4000 x 3000 x 5 0.211 / 0.345 ->
   // 0.246 / 0.410, u8 [40,26,35,45,40] axes 0,3,1,2,4 (40 bytes) 0.192 / 0.340 -> 0.255 / 0.433, u8 x 36 0.198
@@ -138,6 +138,7 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   // 0.252 / 0.380 -> 0.320 / 0.510 (512 bytes mixed); short output rows too (512 -> 256: fp32 350 x 12000 x 7
   // 0.286 / 0.481 -> 0.394 / 0.609, u8 200 x 30000 x 23 0.310 / 0.455 -> 0.358 / 0.569).
   constexpr std::int64_t words_long_run_min_unit = 32, words_mid_run_min_unit = 9;
+  // The word-by-word kernel is the only one with 1 x 1 blocks (scalar_unit_kernel's words()).
   const bool words_kernel = block_r == 1 && unit >= words_mid_run_min_unit;
   const std::int64_t run_bytes = words_kernel ? (unit >= words_long_run_min_unit ? 1024 : 256)
                                  : !page_rows                                   ? 512

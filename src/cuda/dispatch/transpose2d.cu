@@ -659,7 +659,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // KB) 0.764 -> 0.799, 3300 x 100 x 128 0.851 -> 0.849; 700 x 300 x 200 (120 KB) 0.868 -> 0.576, 300 x 500 x 300
   // 0.876 -> 0.606. (On the H100, before batched_flat's rework in the eighth session, whole matrices had lost:
   // 4096 x 100 x 100 0.684 vs 0.761-0.783, 8192 x 64 x 72 0.668 vs 0.945.)
-  // Matrices of >= 20000 bytes take 64 x 128-unit tiles of 512 threads (transpose2d_tile8_wide_policy<2>).
+  // vec8's tiles here are 64 x 128 units of 512 threads (transpose2d_tile8_wide_policy<2>): every matrix that
+  // reaches them has more than flat_u16_max_matrix_bytes (smaller ones always fit batched_flat's stage), and on
+  // the H100 the 64 x 64-unit tiles lost to them from 20000-byte matrices on.
   // H100, same calls, 64 x 64 -> 64 x 128 tiles: every batch of >= 20000-byte matrices measured gained or tied
   // (100 x 100 0.765 -> 0.916, 104 x 100 0.799 -> 0.928, 108 x 100 0.738 -> 0.920, 140 x 100 0.747 -> 0.890,
   // 100 x 120 0.734 -> 0.758, 100 x 128 0.740 -> 0.746, 300 x 200 and 500 x 300 0.72 both), every one under
@@ -670,13 +672,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // (0.957 -> 0.919); under 20000 bytes (92 x 80, 88 x 104, 64 x 72) and vec16's 112 x 96 unchanged.
   // H200, same call, 64 x 64 -> 64 x 128: 700 x 300 x 200 0.878 -> 0.868, 300 x 500 x 300 0.724 -> 0.876.
   constexpr std::int64_t flat_u16_max_matrix_bytes = std::int64_t{48} << 10;
-  const bool u16_flat = unit == 2 && flat_fits && matrix_bytes <= flat_u16_max_matrix_bytes;
-  if (!u16_flat && !compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && vec16_tiles_filled(g.rows, g.cols, unit)) {
-    constexpr std::int64_t vec8_wide_matrix_bytes = 20000;
-    if (matrix_bytes >= vec8_wide_matrix_bytes)
-      return launch_tiles8<2, false, transpose2d_tile8_wide_policy<2>>(p, compound, stream);
-    return launch_tiles8<2, false>(p, compound, stream);
-  }
+  const bool u16_whole_matrices = flat_fits && matrix_bytes <= flat_u16_max_matrix_bytes;
+  if (!compound && packed_batch && unit == 2 && align % 8 == 0 && !vec16_good && !u16_whole_matrices &&
+      vec16_tiles_filled(g.rows, g.cols, unit))
+    return launch_tiles8<2, false, transpose2d_tile8_wide_policy<2>>(p, compound, stream);
   // Many small packed matrices: whole matrices per tile, flat 16-byte accesses on both sides.
   if (!compound && packed_batch && flat_fits && unit <= 16 && !vec16_good) {
     const std::uint64_t piece_align = lowbit(reinterpret_cast<std::uintptr_t>(d_in) |

@@ -166,16 +166,16 @@ struct square_async_shape {
   static constexpr int smem_bytes = 2 * tile_chunks * 16;  // a pair
 };
 
-/// square_async<UnitBytes> (2-byte units, 16-byte aligned rows; tuning/inplace.hpp says why not bytes): the pairs of square_vec16 with both
-/// tiles staged raw by cp.async, A and B in separate commit groups, so that a block's copies are in flight
-/// while it stores. Per pair t: wait for A, transpose this thread's micro-tile of A into registers, issue the
+/// square_async<UnitBytes> (2-byte units, 16-byte aligned rows; tuning/inplace.hpp says why not bytes): the
+/// pairs of square_vec16 with both tiles staged raw by cp.async, A and B in separate commit groups, so that a
+/// block's copies are in flight while it stores. Per pair t: wait for A, transpose this thread's micro-tile of A into registers, issue the
 /// next pair's A into A's stage, wait for B, store A^T over B, transpose and store B over A, issue the next
 /// pair's B. A block holds no registers for loads in flight (square_vec16's u8 pairs ran one block an SM at
 /// ~250 registers with no overlap of a pair's loads and stores). Staged rows are vec16's swizzled rows (chunk q
 /// of tile row r at `swizzle<V, RC>(r, q)`): the 8 lanes of a wavefront read 8 row groups mi of one chunk column
 /// mj (distinct bank groups) and copy 8 consecutive chunks of one row (distinct again), and the RC lanes of
-/// consecutive mi store RC x 16 contiguous bytes of one output row. Edge
-/// chunks (a tile cut mid-chunk) are staged unit by unit, nothing read past the tile. Safe in place: a block
+/// consecutive mi store RC x 16 contiguous bytes of one output row. Edge chunks (a tile cut mid-chunk) are
+/// staged unit by unit, nothing read past the tile. Safe in place: a block
 /// overwrites a tile only after its own copies of both tiles of the pair completed, and pairs are disjoint.
 /// grid: 1-D over pairs (grid-stride), at most the resident blocks.
 template <int UnitBytes, class Policy = inplace_square_async_policy<UnitBytes>>
