@@ -179,8 +179,9 @@ bool plan_near_square(inplace_geometry& g) {
   const std::int64_t s = std::min(g.rows, g.cols), d = std::max(g.rows, g.cols) - s, U = g.elem_bytes;
   const std::int64_t part = U >= 4 && (U & (U - 1)) == 0 ? near_square_part_bytes_words : near_square_part_bytes;
   if (g.batch != 1 || d > s / 2 || d > part / U / s) return false;
-  // The square pass runs at the matrix's pitch: square_vec16 / square_gather where rows are 16-byte multiples
-  // apart, else square_shift16 (1- and 2-byte units), single-word square_words (4-16 bytes) or
+  // The square pass runs at the matrix's pitch: square_bulk8 / square_vec16 / square_gather where rows are 16-byte
+  // multiples apart, else square_vec8 (1-byte units on 8-byte multiples), square_shift16 (1- and 2-byte units),
+  // single-word square_words (4-16 bytes) or
   // square_gather_any (other units up to square_gather_max_unit bytes). Larger units would take square_words'
   // multi-word path.
   const std::int64_t pitch = (g.rows > g.cols ? s : s + d) * U;

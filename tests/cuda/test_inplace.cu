@@ -144,8 +144,8 @@ TEST(InplaceGpu, SquaresOfEveryUnitAlignedAndMisaligned) {
     }
 }
 
-// square_vec16 (1-byte units) and square_async (2-byte units, tiles staged by cp.async) on 16-byte aligned
-// rows: full and edge pairs (sides cutting a tile mid-chunk, a 1-unit edge, a single partial tile), pitched
+// square_bulk8 (1-byte units, tiles staged by tensor copies on sm_90; square_vec16 elsewhere) and square_async
+// (2-byte units, tiles staged by cp.async) on 16-byte aligned rows: full and edge pairs (sides cutting a tile mid-chunk, a 1-unit edge, a single partial tile), pitched
 // batches and gaps, and allocations that end at the matrix's last byte (edge chunks are staged unit by unit:
 // memcheck sees any read past it). Blocks take several pairs each once the pairs outnumber the resident ones.
 TEST(InplaceGpu, SquaresOfBytesAndHalvesOnAlignedRows) {
@@ -158,6 +158,19 @@ TEST(InplaceGpu, SquaresOfBytesAndHalvesOnAlignedRows) {
     }
   check({4096, 4096, 1, 3}, 0, nullptr, inplace_choice::any, 0);  // 1056 pairs a matrix: grid-stride rounds
   check({2056, 2056, 2, 5}, 0, nullptr, inplace_choice::any, 0);
+}
+
+// 1-byte units on rows 8-byte but not 16-byte aligned (square_vec8): full and edge pairs (sides cutting a tile
+// mid-chunk, a 1-byte edge, one partial tile), a batch with a pitch and gap, a base shifted by 8 bytes, and
+// squares larger than square_bulk8 takes (16-byte aligned rows: square_vec16) beside them.
+TEST(InplaceGpu, SquaresOfBytesOnEightByteAlignedRows) {
+  for (std::int64_t n : {8, 24, 120, 129, 136, 255, 1000, 2056}) {
+    const std::int64_t ld = (n + 7) / 8 * 8 + ((n + 7) / 8 % 2 == 0 ? 8 : 0);  // an odd number of 8-byte words
+    check({n, n, 1, 1, ld, 0}, 0, nullptr, inplace_choice::any, 0);
+    check({n, n, 1, 1, ld, 0}, 8);                                      // base 8 bytes past the allocation's
+    check({n, n, 1, 3, ld, ld * n + 8}, 0, nullptr, inplace_choice::any, 0);  // a gap of 8 bytes between them
+  }
+  check({4104, 4104, 1, 2}, 0, nullptr, inplace_choice::any, 0);  // 528 pairs a matrix: grid-stride rounds
 }
 
 // Rows off the 16-byte grid at every byte phase (odd sides, odd pitches, bases not even aligned to the unit):

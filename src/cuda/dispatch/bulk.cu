@@ -127,6 +127,26 @@ bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const d
 
 }  // namespace
 
+bool encode_byte_tensor_map(void* map, int rank, const void* base, const std::uint64_t* dims,
+                            const std::uint64_t* strides, const std::uint32_t* box) {
+  const auto encode = tensor_map_encoder();
+  if (encode == nullptr || rank < 1 || rank > 5) return false;
+  cuuint64_t d[5] = {}, st[4] = {};
+  cuuint32_t b[5] = {}, element_strides[5] = {1, 1, 1, 1, 1};
+  for (int k = 0; k < rank; ++k) {
+    if (dims[k] == 0 || dims[k] > static_cast<std::uint64_t>(max_coordinate)) return false;
+    d[k] = dims[k], b[k] = box[k];
+    if (k + 1 < rank) {
+      if (strides[k] % 16 != 0 || strides[k] >= max_tensor_stride) return false;
+      st[k] = strides[k];
+    }
+  }
+  return encode(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT8, static_cast<cuuint32_t>(rank),
+                const_cast<void*>(base), d, st, b, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
 bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool compound, cudaStream_t stream,
                       status& launched) {
   using P = bulk8_policy;

@@ -1,6 +1,7 @@
 // In-place family dispatch: pointer checks, the word size, and the passes of `square`, `shuffle` and
 // `tile_cycles`
 // (kernels/inplace.cuh, tuning/inplace.hpp).
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -65,6 +66,42 @@ status launch_square_vec16(const inplace_square_params& p, cudaStream_t stream, 
   using S = square_shape<U>;
   return launch(inplace_square_vec16_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64),
                 S::threads, 2 * std::int64_t{S::tile_rows} * S::MR * 16, stream, p, "inplace square_vec16");
+}
+
+status launch_square_vec8(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_vec8_shape<>;
+  return launch(inplace_square_vec8_kernel<>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64),
+                S::threads, 0, stream, p, "inplace square_vec8");
+}
+
+// square_bulk8 on `mats` squares (a batch of plain squares: p.grid 1 x 1), rows 16-byte aligned; false when the
+// device, the build or the tensor does not qualify (nothing launched).
+// square_bulk8 on a batch of plain squares (p.grid 1 x 1) of 1-byte units on 16-byte aligned rows; false when the
+// device, the build or the tensor does not qualify (nothing launched), else `launched` holds the launch's status.
+bool try_launch_square_bulk8(const inplace_square_params& p, std::int64_t batch, cudaStream_t stream,
+                             const device_info& dev, status& launched) {
+  using S = square_vec8_shape<>;
+  static const bool tensor_copies = [] {
+    cudaFuncAttributes attr{};
+    if (cudaFuncGetAttributes(&attr, inplace_square_bulk8_kernel<>) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    return attr.ptxVersion >= 90;  // a build for older targets compiles the tensor copies out
+  }();
+  if (dev.cc_major < 9 || !tensor_copies) return false;
+  alignas(64) CUtensorMap map;
+  const std::uint64_t dims[3] = {static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(p.n),
+                                 static_cast<std::uint64_t>(batch)};
+  const std::uint64_t strides[2] = {static_cast<std::uint64_t>(p.ld),
+                                    static_cast<std::uint64_t>(batch > 1 ? p.batch_stride : p.ld * p.n)};
+  const std::uint32_t box[3] = {S::T, S::T, 1};
+  if (!encode_byte_tensor_map(&map, 3, p.data, dims, strides, box)) return false;
+  inplace_square_bulk8_kernel<><<<static_cast<unsigned>(std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64)),
+                                  S::threads, 0, stream>>>(map, p);
+  const cudaError_t e = cudaGetLastError();
+  launched = e == cudaSuccess ? status::ok() : cuda_failure(e, "inplace square_bulk8 launch");
+  return true;
 }
 
 template <int U, class Policy = inplace_square_async_policy<U>>
@@ -135,6 +172,18 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     p.pairs = fast_divmod(static_cast<std::uint64_t>(p.tiles * (p.tiles + 1) / 2));
     p.tasks = pairs_for(T);
   };
+  const bool rows_aligned8 =
+      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) >= 8;
+  // 1-byte units in 128 x 128-byte tiles (tuning/inplace.hpp): staged by tensor copies on 16-byte aligned rows of
+  // plain squares up to bulk8_max_matrix_bytes, loaded into registers on 8-byte aligned ones.
+  if (U == 1 && rows_aligned16 && q.A == 1 && q.B == 1 && q.side * q.ld <= bulk8_max_matrix_bytes) {
+    set_tiles(square_vec8_shape<>::T);
+    if (status launched; try_launch_square_bulk8(p, q.batch, stream, dev, launched)) return launched;
+  }
+  if (U == 1 && rows_aligned8 && !rows_aligned16) {
+    set_tiles(square_vec8_shape<>::T);
+    return launch_square_vec8(p, stream, dev);
+  }
   if (rows_aligned16) {
     switch (U) {
       case 1: set_tiles(square_shape<1>::tile_rows); return launch_square_vec16<1>(p, stream, dev);

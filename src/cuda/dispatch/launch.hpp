@@ -137,5 +137,11 @@ bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool 
                       status& launched);
 bool try_launch_bulk16(const transpose2d_params& p, std::int64_t unit_bytes, const device_info& dev, bool compound,
                        cudaStream_t stream, status& launched);
+/// The byte tensor of `rank` (<= 5) dimensions at `base` (dims[0] contiguous bytes; strides[k] bytes between
+/// steps of dimension k + 1, 16-byte multiples below 2^40), copied in boxes of box[0] x ... bytes: the driver's
+/// cuTensorMapEncodeTiled into `map` (a CUtensorMap, 64-byte aligned, 128 bytes). False when the driver has no
+/// encoder or refuses the tensor.
+bool encode_byte_tensor_map(void* map, int rank, const void* base, const std::uint64_t* dims,
+                            const std::uint64_t* strides, const std::uint32_t* box);
 
 }  // namespace xpose::detail

@@ -5,6 +5,9 @@
 //   stores them transposed into two shared tiles, and only after a barrier writes each over the other's place,
 //   so no block ever overwrites data it has not read, and pairs are disjoint across blocks. Diagonal tiles are
 //   transposed onto themselves. grid: 1-D over batch x pairs (grid-stride); block: policy threads.
+// * square_vec8 / square_bulk8: the same pairs for 1-byte units in 128 x 128-byte tiles of 8 x 8-byte micro-tiles
+//   (transpose2d's vec8), four blocks an SM: loaded into registers on 8-byte aligned rows (square_vec8), or each
+//   tile staged by one tensor copy on 16-byte aligned rows (square_bulk8, sm_90; bulk.cuh's copies).
 // * square_async<UnitBytes>: the same pairs (2-byte units on 16-byte aligned rows) staged by cp.async, each
 //   tile's copies in flight while the block stores the previous one, two blocks an SM.
 // * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
@@ -31,6 +34,7 @@
 #include <cstdint>
 
 #include "cuda/index_math.hpp"
+#include "cuda/kernels/bulk.cuh"
 #include "cuda/kernels/pixel48.cuh"
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/inplace.hpp"
@@ -153,6 +157,149 @@ __global__ void __launch_bounds__(square_shape<UnitBytes>::threads)
       store_tile_rows<UnitBytes, S>(tiles[1], [&](int r) { return cur.a_ptr + r * ld; }, cur.full, cur.a_cols,
                                     cur.a_rows);
   });
+}
+
+/// square_vec8 / square_bulk8's geometry: T x T-byte tiles (T = 8 MR) of 8 x 8-byte micro-tiles (transpose2d's
+/// vec8: 8 rows of one 8-byte chunk), MR x MR threads, one micro-tile of each tile of a pair a thread.
+template <class Policy = inplace_square_vec8_policy>
+struct square_vec8_shape {
+  static constexpr int V = 8, MR = Policy::mr, T = V * MR, threads = MR * MR;
+  static_assert(MR == 16, "swizzle8's 16-chunk key; a half-warp reads one staged row");
+};
+
+/// Micro-tile v (rows mi V .., chunk mj of a tile, as loaded) transposed into the shared tile in output
+/// orientation: output row mj V + k, chunk mi, at swizzle8 (vec8's tile: conflict-free).
+template <int MR>
+__device__ __forceinline__ void write_micro_tile8(const std::uint32_t (&v)[8][2], uint2* tile, unsigned mi,
+                                                  unsigned mj) {
+  std::uint32_t w[8][2];
+  transpose_micro<1, 2>(v, w);
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    tile[swizzle8<8, MR>(static_cast<int>(mj) * 8 + k, static_cast<int>(mi))] = make_uint2(w[k][0], w[k][1]);
+}
+
+/// A shared tile in output orientation (T rows of MR 8-byte chunks) to the rows at `dst` (`ld` bytes apart), of
+/// which rows x cols bytes lie inside the matrix: lane q stores chunk q of rows c_0, c_0 + MR, ... (a half-warp
+/// writes 128 contiguous bytes); edge pairs check each chunk and store a last partial one byte by byte.
+template <int MR>
+__device__ __forceinline__ void store_square_tile8(const uint2* tile, unsigned char* dst, std::int64_t ld,
+                                                   std::int64_t rows, std::int64_t cols, bool full) {
+  const unsigned q = threadIdx.x % MR, c_0 = threadIdx.x / MR;
+  const std::int64_t n = cols - 8 * static_cast<std::int64_t>(q);  // bytes of chunk q inside the matrix
+#pragma unroll
+  for (int j = 0; j < 8; ++j) {
+    const unsigned c = c_0 + j * MR;
+    const uint2 x = tile[swizzle8<8, MR>(static_cast<int>(c), static_cast<int>(q))];
+    unsigned char* o = dst + static_cast<std::int64_t>(c) * ld + 8 * q;
+    if (full || (c < rows && n >= 8)) {
+      *reinterpret_cast<uint2*>(o) = x;
+    } else if (c < rows && n > 0) {
+      const std::uint32_t u[4] = {x.x, x.y, 0, 0};
+      store_units<1>(o, static_cast<int>(n), u);
+    }
+  }
+}
+
+/// square_vec8: square_vec16's pairs for 1-byte units on 8-byte aligned rows, in square_vec8_shape's tiles: a
+/// thread holds 2 x 64 bytes of a pair (~60 registers), so four blocks share an SM and one block's loads overlap
+/// another's stores (square_vec16's 256 x 256-byte pairs run one block an SM at ~250 registers). Safe in place as
+/// square_vec16: a block writes a pair only after all of its threads loaded both tiles into registers, and pairs
+/// are disjoint. grid: 1-D over pairs (grid-stride).
+template <class Policy = inplace_square_vec8_policy>
+__global__ void __launch_bounds__(square_vec8_shape<Policy>::threads, Policy::min_blocks)
+    inplace_square_vec8_kernel(const inplace_square_params p) {
+  using S = square_vec8_shape<Policy>;
+  constexpr int V = S::V, MR = S::MR, T = S::T;
+  __shared__ uint2 tiles[2][T * MR];
+  const unsigned mi = threadIdx.x / MR, mj = threadIdx.x % MR;  // this thread's micro-tile: rows mi V.., chunk mj
+  // The micro-tile of the tile at `src` (rows x cols bytes of it inside the matrix; the rest reads as 0).
+  auto load = [&](const unsigned char* src, std::int64_t rows, std::int64_t cols, bool full, std::uint32_t (&v)[V][2]) {
+    const std::int64_t n = cols - 8 * static_cast<std::int64_t>(mj);  // bytes of this chunk inside the matrix
+#pragma unroll
+    for (int i = 0; i < V; ++i) {
+      const std::int64_t row = mi * V + i;
+      const unsigned char* a = src + row * p.ld + 8 * mj;
+      v[i][0] = v[i][1] = 0;
+      if (full || (row < rows && n >= 8)) {
+        const uint2 x = __ldg(reinterpret_cast<const uint2*>(a));
+        v[i][0] = x.x, v[i][1] = x.y;
+      } else if (row < rows && n > 0) {
+        std::uint32_t u[4] = {0, 0, 0, 0};
+        load_units<1>(a, static_cast<int>(n), u);
+        v[i][0] = u[0], v[i][1] = u[1];
+      }
+    }
+  };
+  for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
+    const square_pair sp = square_pair_of(p, t, T, 1);
+    std::uint32_t va[V][2], vb[V][2];
+    load(sp.a_ptr, sp.a_rows, sp.a_cols, sp.full, va);
+    if (!sp.diagonal) load(sp.b_ptr, sp.a_cols, sp.a_rows, sp.full, vb);
+    __syncthreads();  // the previous pair's shared reads are done
+    write_micro_tile8<MR>(va, tiles[0], mi, mj);
+    if (!sp.diagonal) write_micro_tile8<MR>(vb, tiles[1], mi, mj);
+    __syncthreads();
+    store_square_tile8<MR>(tiles[0], sp.b_ptr, p.ld, sp.a_cols, sp.a_rows, sp.full);  // A^T over B (A on the diagonal)
+    if (!sp.diagonal) store_square_tile8<MR>(tiles[1], sp.a_ptr, p.ld, sp.a_rows, sp.a_cols, sp.full);
+  }
+}
+
+/// square_bulk8: square_vec8's pairs and tiles on squares whose rows the copy engine can stage (16-byte aligned
+/// rows, sm_90): each tile of a pair is one tensor copy into its half of the stage (zeros past the matrix, nothing
+/// read there), completed on its own mbarrier, so a block holds no registers for its loads in flight. Per pair:
+/// wait, micro-tiles from the staged rows into registers (bulk8's read_stage: conflict-free), a barrier, each
+/// transposed over the stage in output orientation (swizzle8), a barrier, A^T stored over B and B^T over A (8-byte
+/// stores, checked on edge pairs). Safe in place: a block stores a pair only after both of its tiles were staged,
+/// and pairs are disjoint. `map`: the squares as a 3-D byte tensor (columns, rows, batch), box T x T x 1
+/// (dispatch/inplace.cu). grid: 1-D over pairs (grid-stride).
+template <class Policy = inplace_square_vec8_policy>
+__global__ void __launch_bounds__(square_vec8_shape<Policy>::threads, Policy::min_blocks)
+    inplace_square_bulk8_kernel(const __grid_constant__ CUtensorMap map, const inplace_square_params p) {
+  using S = square_vec8_shape<Policy>;
+  constexpr int V = S::V, MR = S::MR, T = S::T, tile_bytes = T * T;
+  static_assert(T == 128, "a half-warp reads one staged row (read_stage)");
+  __shared__ alignas(128) unsigned char stage[2 * tile_bytes];  // A, B; then A^T, B^T
+  __shared__ std::uint64_t bar[2];
+  uint2* const tiles[2] = {reinterpret_cast<uint2*>(stage), reinterpret_cast<uint2*>(stage + tile_bytes)};
+  const unsigned mi = threadIdx.x / MR, mj = threadIdx.x % MR;  // this thread's micro-tile
+  unsigned phase[2] = {0, 0};
+  if (threadIdx.x == 0) {
+    bulk_ptx::barrier_init(&bar[0]);
+    bulk_ptx::barrier_init(&bar[1]);
+  }
+  __syncthreads();
+  for (std::int64_t t = blockIdx.x; t < p.tasks; t += gridDim.x) {
+    std::uint64_t pr = 0;
+    const std::uint64_t b = p.pairs.divmod(static_cast<std::uint64_t>(t), pr);
+    std::int64_t I = 0, J = 0;
+    triangle_pair(pr, I, J);
+    const square_pair sp = square_pair_of(p, t, T, 1);
+    if (threadIdx.x == 0) {
+      bulk_ptx::load_box(stage, &map, static_cast<int>(J * T), static_cast<int>(I * T), static_cast<int>(b), &bar[0],
+                         tile_bytes);
+      if (!sp.diagonal)
+        bulk_ptx::load_box(stage + tile_bytes, &map, static_cast<int>(I * T), static_cast<int>(J * T),
+                           static_cast<int>(b), &bar[1], tile_bytes);
+    }
+    std::uint32_t va[1][V][2], vb[1][V][2];
+    bulk_ptx::wait(&bar[0], phase[0]);
+    phase[0] ^= 1;
+    read_stage<2, V, MR, 1, S::threads>(stage, T, va);
+    if (!sp.diagonal) {
+      bulk_ptx::wait(&bar[1], phase[1]);
+      phase[1] ^= 1;
+      read_stage<2, V, MR, 1, S::threads>(stage + tile_bytes, T, vb);
+    }
+    __syncthreads();  // every thread has read its staged rows before any overwrites them
+    write_micro_tile8<MR>(va[0], tiles[0], mi, mj);
+    if (!sp.diagonal) write_micro_tile8<MR>(vb[0], tiles[1], mi, mj);
+    __syncthreads();
+    store_square_tile8<MR>(tiles[0], sp.b_ptr, p.ld, sp.a_cols, sp.a_rows, sp.full);  // A^T over B (A on the diagonal)
+    if (!sp.diagonal) store_square_tile8<MR>(tiles[1], sp.a_ptr, p.ld, sp.a_rows, sp.a_cols, sp.full);
+    bulk_ptx::fence_async_shared();  // this pair's shared accesses before the next pair's copies into the stage
+    __syncthreads();
+  }
 }
 
 /// square_async's geometry: T x T-unit tiles of RC 16-byte chunks a row (RC = 16: 256-byte rows), micro-tiles of

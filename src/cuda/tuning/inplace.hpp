@@ -141,6 +141,26 @@ struct inplace_square_async_policy {
   static constexpr int min_blocks = 2;
 };
 
+/// square_vec8 and square_bulk8 (kernels/inplace.cuh): 1-byte units in tiles of 8 mr = 128 bytes a side, mr^2 =
+/// 256 threads, one 8 x 8-byte micro-tile of each tile of a pair a thread (56-64 registers), min_blocks blocks an
+/// SM. H200, same call, medians of 2 rounds (benchmarks/results/h200-u8-squares-vec8-bulk8.txt):
+/// * square_bulk8 (16-byte aligned rows, tiles staged by tensor copies) against square_vec16 (256 x 256-byte
+///   pairs, one block an SM): u8 8192^2 0.813 -> 0.854, 4096^2 0.78 -> 0.92, 6000^2 0.74 -> 0.89, 10000^2 0.72 ->
+///   0.80, 8208^2 (edge pairs) 0.74 -> 0.83, batched 16 x 2048^2 0.86 -> 0.91, 12288^2 0.88 both; but 16384^2
+///   0.906 -> 0.87: matrices of more than bulk8_max_matrix_bytes keep square_vec16. Not kept: a group order
+///   (pairs of 4-16 x 4-16-tile groups, so that resident blocks share rows on both sides) and the next pair's
+///   copies issued before the stores (64 KiB a block, 3 an SM): within +-0.02 of the plain one everywhere.
+/// * square_vec8 (loads into registers) against square_shift16 on rows 8-byte but not 16-byte aligned: u8
+///   8200^2 0.48 -> 0.74, tile_cycles' 12000 x 7000 0.22 -> 0.29. On 16-byte aligned rows it lost to square_vec16
+///   where square_bulk8 does not apply (u8 16384^2 0.91 -> 0.86, 10000^2 0.73 -> 0.71, tile_cycles' 20000 x 30000
+///   0.35 -> 0.32).
+struct inplace_square_vec8_policy {
+  static constexpr int mr = 16;
+  static constexpr int min_blocks = 4;
+};
+/// Largest square (bytes) square_bulk8 takes; larger ones run square_vec16 (see above).
+inline constexpr std::int64_t bulk8_max_matrix_bytes = std::int64_t{160} << 20;
+
 /// square_shift16 (kernels/inplace.cuh): square_vec16's pairs on rows off the 16-byte grid, for the units that
 /// square_words would move a byte or a half at a time. H100, 2026-11-26, same call, square_words ->
 /// square_shift16: u8 8191^2 0.298 -> 0.553, u8 16383^2 0.267 -> 0.545, fp16 8191^2 0.513 -> 0.647 (with this
