@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "common/cuda_check.cuh"
@@ -674,6 +675,24 @@ TEST(PermuteNd, EveryAxesOrderOfRanksOneToFive) {
     } while (std::next_permutation(axes.begin(), axes.end()));
   }
   std::printf("[ problems ] %d checked\n", checked);
+}
+
+// Compound tile sides whose rows are off the 16-byte grid, through the units tiles (4- and 8-byte units: units<4>
+// up to 32 MiB, unit_pairs above, units<8>): one compound side and both, batches, edge tiles (99, 143, 129
+// columns), and bases shifted by one unit, which moves every row's phase (unit_pairs pairs each row on its own
+// 8-byte grid).
+TEST(PermuteNd, CompoundSidesOffThe16ByteGridThroughUnitTiles) {
+  const std::vector<std::tuple<std::vector<std::int64_t>, std::vector<std::int64_t>, std::int64_t>> cases = {
+      {{7, 3, 101, 99}, {3, 2, 0, 1}, 4},                       // 2121[101*21] x 99
+      {{3, 5, 81, 143}, {3, 0, 2, 1}, 8},                       // 405[81*5] x 143, batch 3
+      {{3, 2, 3, 41, 2, 7, 43, 3}, {3, 7, 1, 4, 6, 5, 0, 2}, 4},  // 63[7*3*3] x 129[43*3], batch 164
+      {{7, 3, 1001, 999}, {3, 2, 0, 1}, 4},                     // 21021[1001*21] x 999: 84 MB, unit_pairs
+  };
+  for (const auto& [shape, axes, e] : cases) {
+    check(problem{shape, axes, e, {}, {}});
+    check(problem{shape, axes, e, {}, {}}, static_cast<std::size_t>(e), 0);
+    check(problem{shape, axes, e, {}, {}}, 0, static_cast<std::size_t>(e));
+  }
 }
 
 // Random ranks 6..8 with small extents, random element sizes, pitched views and misaligned base pointers.

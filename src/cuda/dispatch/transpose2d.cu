@@ -23,6 +23,7 @@
 //   unit 8 B, or 4 B up to 32 MiB, rows on the unit's grid, the 64 x 64 / 64 x 32-unit
 //   tiles >= half full (so sides >= 32 / 16 units), plain sides                  -> units<unit>
 //   the same for 4-byte units over 32 MiB                                        -> unit_pairs
+//   (compound sides too, off the 16-byte grid, tiles >= 60 % full: units<8>, units<4> / unit_pairs)
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
@@ -794,6 +795,26 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 7919 x 7907 0.821 -> 0.854, 12007 x 5003 0.813 -> 0.842, 3001 x 20011 0.827 -> 0.851, 4097 x 3001 0.851 ->
   // 0.899, batched 64 x 301 x 503 0.879 -> 0.892, 20011 x 3001 0.816 -> 0.810; under units_u4_max_bytes pairs
   // lost (2047 x 2049 1.037 -> 0.982, 519 x 1031 1.230 -> 1.088, 5003 x 777 1.005 -> 0.961).
+  // The same tiles for compound sides (N-d permutations whose row or column side is a set of axes; the tiles
+  // tabulate their rows' input and columns' output offsets), where gather16 ran them, at a higher fill: H200, same
+  // call (N-d suite's misaligned compound rows and five of our own), gather16 -> unit_pairs (fp32) / units
+  // (fp64): fp32 2120[40*53] x 114 x 560 0.708 -> 0.895, 19810[566*7*5] x 678 0.711 -> 0.868, 63[7*3*3] x
+  // 1209[403*3] 0.620 -> 0.819, 9060[...] x 990 0.733 -> 0.851, 17126[8563*2] x 7837 0.727 -> 0.805, 753[251*3] x
+  // 469 0.751 -> 0.813, 77[11*7] x 613 x 400 0.786 -> 0.891, 21021[1001*21] x 999 0.810 -> 0.829; fp64
+  // 4005[801*5] x 1403 0.716 -> 0.929, 14985[1665*9] x 1001 0.620 -> 0.930; fp32 72[36*2] x 1334[29*46] x 1419
+  // (tiles 56 % full: half the row tiles hold 8 of 64 rows) lost, 0.797 -> 0.618, hence units_compound_min_fill.
+  if (compound && (unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 && align % 16 != 0 &&
+      units_tiles_fill(g.rows, g.cols, unit) >= units_compound_min_fill) {
+    using U4 = transpose2d_units_policy<4>;
+    using U8 = transpose2d_units_policy<8>;
+    using Pairs = transpose2d_unit_pairs_policy;
+    if (unit == 8)
+      return launch_unit_tiles<U8>(p, transpose2d_units_kernel<8, U8, true>, "transpose2d_units launch", stream);
+    if (g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes)
+      return launch_unit_tiles<U4>(p, transpose2d_units_kernel<4, U4, true>, "transpose2d_units launch", stream);
+    return launch_unit_tiles<Pairs>(p, transpose2d_unit_pairs_kernel<Pairs, true>, "transpose2d_unit_pairs launch",
+                                    stream);
+  }
   if (!compound && (unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 &&
       units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill) {
     using U4 = transpose2d_units_policy<4>;

@@ -58,7 +58,7 @@
 //   output's 16-byte grid, as in gather16); SoA -> AoS stages k long input rows and writes one flat output
 //   range. grid: 1-D over tiles along n; block: 256 threads; dynamic shared memory.
 //
-// Compound = true (vec16, gather16, words): the tile sides are sets of axes (plan_geometry::row_* / col_*):
+// Compound = true (vec16, gather16, words, units, unit_pairs): the tile sides are sets of axes (plan_geometry::row_* / col_*):
 // row r's input offset and column c's output offset are mixed-radix sums, tabulated once per tile in shared
 // memory (`tabulate_sides`) instead of r * in_ld and c * out_ld; runs along each side stay contiguous.
 //
@@ -498,8 +498,9 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 /// instructions a 16-byte chunk on shuffles, selects and funnel shifts at both ends, which made it
 /// issue-bound on the H200 (ncu: fp64 8191 x 8193 234 M instructions for 1.05 GB, DRAM 70 %); this path
 /// issues ~6 a unit. A thread loads all its units before storing any (loads in flight: rows x cols / threads
-/// units a thread). Edge tiles check each unit; full tiles take the branch-free path. Plain sides only.
-template <int UnitBytes, class Policy = transpose2d_units_policy<UnitBytes>>
+/// units a thread). Edge tiles check each unit; full tiles take the branch-free path. Compound sides: each tile
+/// tabulates its rows' input and columns' output offsets (tabulate_sides) in place of r in_ld and c out_ld.
+template <int UnitBytes, class Policy = transpose2d_units_policy<UnitBytes>, bool Compound = false>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     transpose2d_units_kernel(const transpose2d_params p) {
   using unit = typename word_type<UnitBytes>::type;
@@ -511,6 +512,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   // Pitch TC + 1 units: a warp's column reads (consecutive rows) fall in distinct banks (for 8-byte units,
   // within each half-warp, which is what one 8-byte shared access serves at a time).
   __shared__ unit tile[TR][TC + 1];
+  __shared__ std::int64_t side_off[Compound ? TR + TC : 1];  // compound sides: the tile's row / column offsets
   const int lc = static_cast<int>(threadIdx.x) % TC, lr = static_cast<int>(threadIdx.x) / TC;  // load side
   const int sr = static_cast<int>(threadIdx.x) % TR, sc = static_cast<int>(threadIdx.x) / TR;  // store side
 
@@ -518,17 +520,25 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     const tile_coords tc(p, t, TR, TC);
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
     const bool full = rows_left >= TR && cols_left >= TC;  // block-uniform
-    const unsigned char* a = p.in + tc.in_off + (tc.r0 + lr) * p.in_ld + (tc.c0 + lc) * UnitBytes;
-    const std::int64_t a_step = row_step * p.in_ld;
+    if constexpr (Compound) {
+      if (t != blockIdx.x) __syncthreads();  // the previous tile's stores are done reading side_off
+      tabulate_sides(p, tc.r0, tc.c0, TR, TC, side_off);
+      __syncthreads();
+    }
+    // Row lr + k row_step of the tile: its first unit of this thread's column.
+    auto in_at = [&](int k) -> const unsigned char* {
+      const int r = lr + k * row_step;
+      return p.in + tc.in_off + (Compound ? side_off[r] : (tc.r0 + r) * p.in_ld) + (tc.c0 + lc) * UnitBytes;
+    };
     unit x[per_thread];
     if (full) {
 #pragma unroll
-      for (int k = 0; k < per_thread; ++k) x[k] = __ldg(reinterpret_cast<const unit*>(a + k * a_step));
+      for (int k = 0; k < per_thread; ++k) x[k] = __ldg(reinterpret_cast<const unit*>(in_at(k)));
     } else {
 #pragma unroll
       for (int k = 0; k < per_thread; ++k) {
         x[k] = unit{};
-        if (lr + k * row_step < rows_left && lc < cols_left) x[k] = __ldg(reinterpret_cast<const unit*>(a + k * a_step));
+        if (lr + k * row_step < rows_left && lc < cols_left) x[k] = __ldg(reinterpret_cast<const unit*>(in_at(k)));
       }
     }
     if (t != blockIdx.x) __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
@@ -537,15 +547,17 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < per_thread; ++k) x[k] = tile[sr][sc + k * col_step];
-    unsigned char* o = p.out + tc.out_off + (tc.c0 + sc) * p.out_ld + (tc.r0 + sr) * UnitBytes;
-    const std::int64_t o_step = col_step * p.out_ld;
+    auto out_at = [&](int k) -> unsigned char* {  // output row sc + k col_step of the tile, this thread's unit
+      const int c = sc + k * col_step;
+      return p.out + tc.out_off + (Compound ? side_off[TR + c] : (tc.c0 + c) * p.out_ld) + (tc.r0 + sr) * UnitBytes;
+    };
     if (full) {
 #pragma unroll
-      for (int k = 0; k < per_thread; ++k) *reinterpret_cast<unit*>(o + k * o_step) = x[k];
+      for (int k = 0; k < per_thread; ++k) *reinterpret_cast<unit*>(out_at(k)) = x[k];
     } else {
 #pragma unroll
       for (int k = 0; k < per_thread; ++k)
-        if (sc + k * col_step < cols_left && sr < rows_left) *reinterpret_cast<unit*>(o + k * o_step) = x[k];
+        if (sc + k * col_step < cols_left && sr < rows_left) *reinterpret_cast<unit*>(out_at(k)) = x[k];
     }
   }
 }
@@ -554,14 +566,16 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 /// an odd pitch alternate between two phases): row r stages columns ph + 2 j, ph + 2 j + 1 as one load, ph =
 /// (row address / 4) mod 2, and the column a phase-1 row leaves over (its first) as a single load; output rows
 /// the same. Half the global requests of units<4> (4 bytes a lane), at 2-way bank conflicts in both shared
-/// phases. Tile shape: transpose2d_unit_pairs_policy.
-template <class Policy = transpose2d_unit_pairs_policy>
+/// phases (each row's phase from its own address, so compound sides work as in units). Tile shape:
+/// transpose2d_unit_pairs_policy.
+template <class Policy = transpose2d_unit_pairs_policy, bool Compound = false>
 __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     transpose2d_unit_pairs_kernel(const transpose2d_params p) {
   constexpr int T = Policy::threads, TR = Policy::rows, TC = Policy::cols;
   constexpr int rows_a_pass = T / 32, passes = TR / rows_a_pass;
   static_assert(TC == 64 && T % 32 == 0 && TR % rows_a_pass == 0, "32 lanes a row, a pair each");
   __shared__ std::uint32_t tile[TR][TC + 1];  // column TC: a phase-1 row's last pair spills into it (unused)
+  __shared__ std::int64_t side_off[Compound ? TR + TC : 1];  // compound sides: the tile's row / column offsets
   const int lane = static_cast<int>(threadIdx.x) % 32, row0 = static_cast<int>(threadIdx.x) / 32;
 
   for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
@@ -569,15 +583,22 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     const std::int64_t rows_left = p.rows - tc.r0, cols_left = p.cols - tc.c0;
     const int rows_here = static_cast<int>(rows_left < TR ? rows_left : TR);
     const int cols_here = static_cast<int>(cols_left < TC ? cols_left : TC);
+    if constexpr (Compound) {
+      if (t != blockIdx.x) __syncthreads();  // the previous tile's stores are done reading side_off
+      tabulate_sides(p, tc.r0, tc.c0, TR, TC, side_off);
+      __syncthreads();
+    }
     // 1. loads: pair j = lane of row r covers columns ph + 2 lane and the next; lane 0 of a phase-1 row also
     //    loads column 0. A pair past the row's end (or the view's) is loaded as its first unit alone.
-    const unsigned char* a0 = p.in + tc.in_off + (tc.r0 + row0) * p.in_ld + tc.c0 * 4;
-    const std::int64_t a_step = rows_a_pass * p.in_ld;
+    auto row_at = [&](int k) -> const unsigned char* {  // row row0 + k rows_a_pass of the tile, column 0
+      const int r = row0 + k * rows_a_pass;
+      return p.in + tc.in_off + (Compound ? side_off[r] : (tc.r0 + r) * p.in_ld) + tc.c0 * 4;
+    };
     uint2 x[passes];
     std::uint32_t first[passes];
 #pragma unroll
     for (int k = 0; k < passes; ++k) {
-      const unsigned char* a = a0 + k * a_step;
+      const unsigned char* a = row_at(k);
       const int ph = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) >> 2) & 1;
       const int cc = ph + 2 * lane;
       const bool row_ok = row0 + k * rows_a_pass < rows_here;
@@ -594,7 +615,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
 #pragma unroll
     for (int k = 0; k < passes; ++k) {
       const int r = row0 + k * rows_a_pass;
-      const int ph = static_cast<int>(reinterpret_cast<std::uintptr_t>(a0 + k * a_step) >> 2) & 1;
+      const int ph = static_cast<int>(reinterpret_cast<std::uintptr_t>(row_at(k)) >> 2) & 1;
       const int cc = ph + 2 * lane;
       tile[r][cc] = x[k].x;
       if (cc + 1 <= TC) tile[r][cc + 1] = x[k].y;
@@ -603,13 +624,11 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     __syncthreads();
     // 2. stores: output row c (input column c) holds units r0 .. r0 + rows_here - 1; pair j = lane covers units
     //    q + 2 lane and the next, q = (output row address / 4) mod 2; lane 0 of a phase-1 row stores unit 0.
-    unsigned char* o0 = p.out + tc.out_off + (tc.c0 + row0) * p.out_ld + tc.r0 * 4;
-    const std::int64_t o_step = rows_a_pass * p.out_ld;
 #pragma unroll
     for (int k = 0; k < passes; ++k) {
       const int c = row0 + k * rows_a_pass;
       if (c >= cols_here) continue;
-      unsigned char* o = o0 + k * o_step;
+      unsigned char* o = p.out + tc.out_off + (Compound ? side_off[TR + c] : (tc.c0 + c) * p.out_ld) + tc.r0 * 4;
       const int q = static_cast<int>(reinterpret_cast<std::uintptr_t>(o) >> 2) & 1;
       const int rr = q + 2 * lane;
       if (rr + 1 < rows_here) {

@@ -236,6 +236,10 @@ inline double tile_side_fill(long long n, long long tile) {
 /// Least fraction of the units tiles' slots a matrix must fill (sides of 16-63 units leave tiles part empty);
 /// it implies sides of >= 32 rows and >= 16 (fp64) or 32 (fp32) columns.
 inline constexpr double units_min_fill = 0.5;
+/// The same for compound sides (N-d permutations), which otherwise run gather16's flat or square tiles: H200, fp32
+/// 72[36*2] x 1334[29*46] (56 % full) lost 0.797 -> 0.618 as unit_pairs, 77[11*7] x 613 (58 %) gained 0.786 ->
+/// 0.891; every measured compound side over 80 % full gained (dispatch/transpose2d.cu).
+inline constexpr double units_compound_min_fill = 0.6;
 /// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>, 4 or 8) a rows x cols matrix fills.
 inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
   const long long tr = unit_bytes == 4 ? transpose2d_units_policy<4>::rows : transpose2d_units_policy<8>::rows;
