@@ -23,6 +23,9 @@ usage: xpose-bench [options]
   --batch N             prepend a batch axis that stays first: N x shape -> N x permuted shape
   --in-strides LIST     input strides in elements, one per axis of the full problem (batch axis included)
   --out-strides LIST    output strides in elements, per output axis (batch axis included)
+  --in-offset BYTES     the input view starts this many bytes past an aligned base (CPU: a page, GPU: 256
+                        bytes; 0-4095, default 0); the memcpy references copy between the same pointers
+  --out-offset BYTES    the same for the output view
   --backend cuda|cpu    default: cuda when a device exists, else cpu
   --reps N              timed samples per measurement, median reported (default 30, at least 20)
   --warmup N            untimed runs before the samples (default 5)
@@ -123,6 +126,12 @@ std::string parse_args(int argc, char** argv, options& o) {
       if (!next()) return need_value();
       if (!parse_int_list(value, c.out_strides)) return bad(flag, value, "is not a list of integers");
       case_flags[flag] = true;
+    } else if (flag == "--in-offset" || flag == "--out-offset") {
+      if (!next()) return need_value();
+      std::int64_t& off = flag == "--in-offset" ? c.in_offset : c.out_offset;
+      if (!parse_int(value, off) || off < 0 || off > max_base_offset)
+        return bad(flag, value, "must be an integer in [0, " + std::to_string(max_base_offset) + "]");
+      case_flags[flag] = true;
     } else if (flag == "--backend") {
       if (!next()) return need_value();
       if (value == "cuda") o.backend = backend_kind::cuda;
@@ -166,6 +175,8 @@ std::string parse_args(int argc, char** argv, options& o) {
   if (!o.suite.empty()) return "--shape and --suite: give one case or one suite, not both";
   if (c.shape.empty()) return "--shape: needs at least one extent";
   c.name = "custom " + elem_name(c.elem_bytes) + " " + c.shape_string();
+  if (c.in_offset != 0 || c.out_offset != 0)
+    c.name += " (in +" + std::to_string(c.in_offset) + " B, out +" + std::to_string(c.out_offset) + " B)";
   if (std::string err = validate_case(c); !err.empty()) return flag_for_field(err) + ": " + err;
   o.cases.push_back(std::move(c));
   return {};

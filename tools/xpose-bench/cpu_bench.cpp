@@ -305,6 +305,7 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
     r.shape = c.shape_string();
     r.axes = c.axes_string();
     r.elem_bytes = c.elem_bytes;
+    r.in_offset = c.in_offset, r.out_offset = c.out_offset;
     r.threads = all;
     r.category = c.category;
     r.target = c.target >= 0 ? c.target : not_measured;
@@ -331,19 +332,23 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
     r.buffers = static_cast<int>(n);
 
     host_slab in, out;
-    if (!allocate(in, in_bytes, r.buffers) || !allocate(out, out_bytes, r.buffers)) {
+    if (!allocate(in, in_bytes + c.in_offset, r.buffers) || !allocate(out, out_bytes + c.out_offset, r.buffers)) {
       r.main.verified = r.main_1t.verified = verdict::no;
       r.main.note = "out of host memory for " + std::to_string(r.buffers) + " buffer pairs";
       rows.push_back(std::move(r));
       progress << " error\n";
       continue;
     }
-    for (int i = 0; i < r.buffers; ++i) parallel_fill_pattern(in.at(i), in_bytes, seed_of(i), all);
+    // The views start c.in_offset / c.out_offset bytes past page-aligned bases (misaligned cases); the
+    // references copy between the same pointers.
+    auto ip = [&](int i) { return in.at(i) + c.in_offset; };
+    auto op = [&](int i) { return out.at(i) + c.out_offset; };
+    for (int i = 0; i < r.buffers; ++i) parallel_fill_pattern(ip(i), in_bytes, seed_of(i), all);
 
     auto poison_all = [&] {
       for (int i = 0; i < r.buffers; ++i)
         parallel_bytes(out_bytes, all, [&](std::int64_t b, std::int64_t e) {
-          std::memset(out.at(i) + b, xpose::test::poison_byte, static_cast<std::size_t>(e - b));
+          std::memset(op(i) + b, xpose::test::poison_byte, static_cast<std::size_t>(e - b));
         });
     };
     std::vector<double> us;
@@ -352,14 +357,14 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
     auto memcpy_ref = [&](int threads, double& median_us, double& gbps) {
       poison_all();
       const std::string err = time_samples(r.buffers, o, [&](int i) {
-        parallel_memcpy(out.at(i), in.at(i), payload, threads);
+        parallel_memcpy(op(i), ip(i), payload, threads);
         return std::string();
       }, us);
       median_us = err.empty() ? median(us) : not_measured;
       gbps = static_cast<double>(2 * payload) / (median_us * 1e3);
       bool ok = err.empty();
       for (int i = 0; ok && i < r.buffers; ++i)
-        ok = std::memcmp(out.at(i), in.at(i), static_cast<std::size_t>(payload)) == 0;
+        ok = std::memcmp(op(i), ip(i), static_cast<std::size_t>(payload)) == 0;
       if (!ok) r.memcpy_verified = verdict::no;
       else if (r.memcpy_verified == verdict::na) r.memcpy_verified = verdict::yes;
     };
@@ -378,11 +383,11 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
       poison_all();
       const std::string err = time_interleaved(r.buffers, o,
           [&](int i) {
-            parallel_nt_copy(out.at(i), in.at(i), payload, threads);
+            parallel_nt_copy(op(i), ip(i), payload, threads);
             return std::string();
           },
           [&](int i) {
-            const xpose::status s = plan->execute_host(in.at(i), out.at(i), threads);
+            const xpose::status s = plan->execute_host(ip(i), op(i), threads);
             if (s) return std::string();
             std::ostringstream os;
             os << "execute_host: " << s;
@@ -397,7 +402,7 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
       }
       std::int64_t wrong = 0;
       for (int i = 0; i < r.buffers; ++i) {
-        const std::int64_t w = xpose::test::count_mismatches_host(out.at(i), p, seed_of(i), all);
+        const std::int64_t w = xpose::test::count_mismatches_host(op(i), p, seed_of(i), all);
         wrong += w < 0 ? plan->payload_bytes() : w;
       }
       m.set_time(median(us), r.bytes_moved, not_measured);
@@ -407,8 +412,8 @@ void run_cpu_cases(const std::vector<bench_case>& cases, const options& o, const
       nt_gbps = static_cast<double>(2 * payload) / (nt_us * 1e3);
       bool ok = true;
       for (int i = 0; i < r.buffers; ++i) {
-        parallel_nt_copy(out.at(i), in.at(i), payload, threads);
-        ok = ok && std::memcmp(out.at(i), in.at(i), static_cast<std::size_t>(payload)) == 0;
+        parallel_nt_copy(op(i), ip(i), payload, threads);
+        ok = ok && std::memcmp(op(i), ip(i), static_cast<std::size_t>(payload)) == 0;
       }
       if (!ok) nt.memcpy_verified = verdict::no;
       else if (nt.memcpy_verified == verdict::na) nt.memcpy_verified = verdict::yes;

@@ -169,18 +169,21 @@ struct rotation {
   int count = 1;
   bool limited_by_memory = false;
   std::int64_t in_bytes = 0, out_bytes = 0, in_pitch = 0, out_pitch = 0;
+  std::int64_t in_offset = 0, out_offset = 0;  // every view's bytes past its aligned base (bench_case)
   device_memory in, out, counts;
 
-  unsigned char* in_at(int i) const { return in.bytes() + static_cast<std::int64_t>(i) * in_pitch; }
-  unsigned char* out_at(int i) const { return out.bytes() + static_cast<std::int64_t>(i) * out_pitch; }
+  unsigned char* in_at(int i) const { return in.bytes() + static_cast<std::int64_t>(i) * in_pitch + in_offset; }
+  unsigned char* out_at(int i) const { return out.bytes() + static_cast<std::int64_t>(i) * out_pitch + out_offset; }
   unsigned long long* count_at(int i) const { return static_cast<unsigned long long*>(counts.ptr) + i; }
 };
 
-void make_rotation(context& ctx, rotation& rot, std::int64_t payload, std::int64_t in_span, std::int64_t out_span) {
+void make_rotation(context& ctx, rotation& rot, std::int64_t payload, std::int64_t in_span, std::int64_t out_span,
+                   std::int64_t in_offset = 0, std::int64_t out_offset = 0) {
   rot.in_bytes = std::max<std::int64_t>({in_span, payload, 1});
   rot.out_bytes = std::max<std::int64_t>({out_span, payload, 1});
-  rot.in_pitch = round_up(rot.in_bytes, buffer_alignment);
-  rot.out_pitch = round_up(rot.out_bytes, buffer_alignment);
+  rot.in_offset = in_offset, rot.out_offset = out_offset;
+  rot.in_pitch = round_up(rot.in_bytes + in_offset, buffer_alignment);
+  rot.out_pitch = round_up(rot.out_bytes + out_offset, buffer_alignment);
   const std::int64_t l2 = std::max<std::int64_t>(ctx.info.l2_bytes, 1);
   std::int64_t want = payload > 0 && payload < 4 * l2 ? (4 * l2 + payload - 1) / payload : 1;
   want = std::min<std::int64_t>(want, max_pairs);
@@ -392,6 +395,7 @@ row base_row(const bench_case& c, const char* table, const rotation& rot, const 
   r.elem_bytes = c.elem_bytes;
   r.bytes_moved = 2 * c.payload_bytes();
   r.buffers = rot.count;
+  r.in_offset = c.in_offset, r.out_offset = c.out_offset;
   r.category = c.category;
   r.target = c.target >= 0 ? c.target : not_measured;
   r.relative_to = c.relative_to;
@@ -413,6 +417,7 @@ row error_row(const bench_case& c, const char* table, const std::string& impl, c
   r.axes = c.axes_string();
   r.elem_bytes = c.elem_bytes;
   r.bytes_moved = 2 * c.payload_bytes();
+  r.in_offset = c.in_offset, r.out_offset = c.out_offset;
   r.category = c.category;
   r.target = c.target >= 0 ? c.target : not_measured;
   r.relative_to = c.relative_to;
@@ -454,7 +459,7 @@ measurement measure_xpose_case(context& ctx, const rotation& rot, const bench_ca
 bool setup(context& ctx, rotation& rot, const bench_case& c, const char* table, const char* impl,
            std::vector<row>& rows) {
   try {
-    make_rotation(ctx, rot, c.payload_bytes(), c.in_span_bytes(), c.out_span_bytes());
+    make_rotation(ctx, rot, c.payload_bytes(), c.in_span_bytes(), c.out_span_bytes(), c.in_offset, c.out_offset);
     return true;
   } catch (const cuda_failure& f) {
     if (context_lost()) throw fatal_error{f.what};
@@ -464,6 +469,10 @@ bool setup(context& ctx, rotation& rot, const bench_case& c, const char* table, 
 }
 
 void run_ladder_case(context& ctx, const bench_case& c, std::vector<row>& rows) {
+  if (c.in_offset != 0 || c.out_offset != 0) {  // the rungs take aligned float arrays
+    rows.push_back(error_row(c, "ladder", "(setup)", "ladder cases take no base offsets (in_offset / out_offset)"));
+    return;
+  }
   const xpose::problem p = c.to_problem();
   const std::int64_t rows_n = c.shape[0], cols_n = c.shape[1];
   rotation rot;

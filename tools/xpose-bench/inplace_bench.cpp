@@ -24,6 +24,7 @@ std::string inplace_problem_of(const bench_case& c, xpose::inplace_problem& p) {
   if (c.shape.size() != 2) return "an in-place case needs a 2-D shape (rows,cols)";
   if (!c.axes.empty() && !(c.axes.size() == 2 && c.axes[0] == 1 && c.axes[1] == 0)) return "in-place cases are 2-D transposes (axes 1,0)";
   if (!c.in_strides.empty() || !c.out_strides.empty()) return "in-place cases are packed";
+  if (c.in_offset != 0 || c.out_offset != 0) return "in-place cases take no base offsets (in_offset / out_offset)";
   p = xpose::inplace_problem{c.shape[0], c.shape[1], c.elem_bytes, c.batch, 0, 0};
   return {};
 }

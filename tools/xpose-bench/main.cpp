@@ -65,6 +65,7 @@ void print_cases(std::ostream& os, const std::vector<bench_case>& cases, bool us
     };
     if (!c.in_strides.empty()) os << ", in_strides " << list(c.in_strides);
     if (!c.out_strides.empty()) os << ", out_strides " << list(c.out_strides);
+    if (c.in_offset != 0 || c.out_offset != 0) os << ", base offsets in " << c.in_offset << " / out " << c.out_offset << " B";
     os << ", " << (c.payload_bytes() >> 20) << " MiB";
     if (c.target >= 0) os << ", target " << c.target << (c.relative_to.empty() ? "" : " of '" + c.relative_to + "'");
     os << '\n';

@@ -285,6 +285,8 @@ std::vector<field> fields_of(const row& r, const std::vector<row>& rows) {
   d("elem_bytes", static_cast<double>(r.elem_bytes));
   d("bytes_moved", static_cast<double>(r.bytes_moved));
   d("buffers", r.buffers);
+  d("in_offset", static_cast<double>(r.in_offset));
+  d("out_offset", static_cast<double>(r.out_offset));
   m("", r.main, "");
   d("memcpy_time_us", r.memcpy_us);
   d("memcpy_gbps", r.memcpy_gbps);

@@ -40,6 +40,7 @@ struct row {
   std::int64_t elem_bytes = 0;
   std::int64_t bytes_moved = 0;  ///< read + write
   int buffers = 1;               ///< rotating input/output pairs
+  std::int64_t in_offset = 0, out_offset = 0;  ///< the views' bytes past page-aligned bases (bench_case)
 
   // The reference: memcpy of the same bytes, same run, same rotation (CPU: on all threads).
   double memcpy_us = not_measured;

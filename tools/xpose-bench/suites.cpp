@@ -253,9 +253,12 @@ std::string parse_suite(const std::string& text, const std::string& origin, std:
         ok = parse_int_list(value, c.in_strides);
       } else if (key == "out_strides") {
         ok = parse_int_list(value, c.out_strides);
+      } else if (key == "in_offset" || key == "out_offset") {
+        std::int64_t& off = key == "in_offset" ? c.in_offset : c.out_offset;
+        ok = parse_int(value, off) && off >= 0 && off <= max_base_offset;
       } else {
         return where + "unknown key '" + key + "' (keys: name, table, shape, axes, elem, batch, in_strides, "
-                       "out_strides, category, target, relative_to)";
+                       "out_strides, in_offset, out_offset, category, target, relative_to)";
       }
       if (!ok) return where + "bad value for " + key + ": '" + value + "'";
     }

@@ -33,6 +33,9 @@ enum class table_kind { production, ladder, transpose2d };
 const char* table_name(table_kind t);
 
 /// One benchmark case.
+/// Largest in_offset / out_offset: any phase of a line or a page past the buffers' aligned bases.
+inline constexpr std::int64_t max_base_offset = 4095;
+
 struct bench_case {
   std::string name;
   table_kind table = table_kind::production;
@@ -42,6 +45,8 @@ struct bench_case {
   std::int64_t batch = 1;                ///< > 1 prepends a batch axis that stays first
   std::vector<std::int64_t> in_strides;  ///< full problem (batch axis included); empty = packed
   std::vector<std::int64_t> out_strides;
+  std::int64_t in_offset = 0;   ///< bytes past the buffer's aligned base: misaligned views (<= max_base_offset)
+  std::int64_t out_offset = 0;
   std::string category;                  ///< "" = none
   double target = -1;                    ///< the ratio to memcpy to reach; < 0 = none
   std::string relative_to;               ///< "" = target is absolute; else the case whose ratio it scales
