@@ -256,7 +256,7 @@ inline std::int64_t owned_need(std::int64_t r0, std::int64_t nr, const plane_geo
 void stream_tile(const plane_geometry& p, const transpose_tuning& t, const tile_kernel& k, const isa_kernels& isa,
                  const unsigned char* tin, std::int64_t in_rs, unsigned char* out_plane, std::int64_t r0,
                  std::int64_t nr, std::int64_t c0, std::int64_t nc, prefetch_cursor* pf, unsigned char* stage,
-                 bool direct, bool carry) {
+                 bool direct, bool shifted, bool carry) {
   const std::int64_t stage_rs = t.stage_rs;
   const std::int64_t strips = (nc + t.strip - 1) / t.strip;
   for (std::int64_t s = 0; s < strips; ++s) {
@@ -265,6 +265,19 @@ void stream_tile(const plane_geometry& p, const transpose_tuning& t, const tile_
       k.tile_stream(tin + (c - c0) * p.unit, in_rs, out_plane + c * p.out_rs + r0 * p.unit, p.out_rs,
                     nr, ns, p.words, pf);
       continue;
+    }
+    // Output rows that all start at one phase of the line (a base off the line, pitches of whole lines): the
+    // lines this tile owns are those of input rows [r0 + s, r0 + s + nr), s = the units before the strip's
+    // first line boundary past row r0, so the direct kernel writes them, reading s rows past the tile (not the
+    // plane's first or last tile: those own the partial lines).
+    if (shifted && ns % k.block_cols == 0 && r0 > 0 && nr % k.block_rows == 0) {
+      unsigned char* const o = out_plane + c * p.out_rs + r0 * p.unit;
+      const std::int64_t s_units = static_cast<std::int64_t>((line - reinterpret_cast<std::uintptr_t>(o) % line) % line) / p.unit;
+      if (r0 + nr + s_units < p.rows) {
+        k.tile_stream(tin + s_units * in_rs + (c - c0) * p.unit, in_rs, o + s_units * p.unit, p.out_rs, nr, ns,
+                      p.words, pf);
+        continue;
+      }
     }
     // Rows not line-aligned: straight from registers when the level can and the strip is whole blocks with one
     // more block of input below it (not the plane's first or last tile: those own partial lines).
@@ -300,6 +313,16 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   bool direct = k.tile_stream != nullptr && reinterpret_cast<std::uintptr_t>(out) % line == 0 &&
                 p.out_rs % line == 0 && (p.rows * p.unit) % line == 0 && (t.tile_r * p.unit) % line == 0;
   for (int i = 0; i < g.batch_rank; ++i) direct = direct && (g.batch_out_stride[i] * wb) % line == 0;
+  // Rows of whole lines that start off the line (a base pointer off it: malloc'd buffers, sub-views), all at one
+  // phase within a strip: the direct kernel on rows shifted by that phase (stream_tile), where the carry kernel
+  // or staging ran them. Dev VM (AMD EPYC, AVX-512), same call, 1 / 2 threads vs the non-temporal copy
+  // (benchmarks/suites/cpu_offsets.txt): fp32 8192^2 output +16 bytes 0.560 / 0.579 -> 0.717 / 0.743 (aligned:
+  // 0.72 / 0.75), u8 +1 0.269 / 0.276 -> 0.371 / 0.389, fp16 +2 0.50 / 0.48 -> 0.64 / 0.69, fp64 4096^2 +8 0.44 /
+  // 0.49 -> 0.64 / 0.65, c128 +16 0.60 / 0.63 -> 0.74 / 0.74.
+  bool shifted = !direct && k.tile_stream != nullptr && p.out_rs % line == 0 &&
+                       (t.tile_r * p.unit) % line == 0 && line % p.unit == 0 &&
+                       reinterpret_cast<std::uintptr_t>(out) % p.unit == 0;
+  for (int i = 0; i < g.batch_rank; ++i) shifted = shifted && (g.batch_out_stride[i] * wb) % p.unit == 0;
   // Rows that start on a unit boundary but not on a line: the level's carry kernel, where it has one.
   bool carry = k.stream_carry != nullptr && reinterpret_cast<std::uintptr_t>(out) % p.unit == 0 && p.out_rs % p.unit == 0;
   for (int i = 0; i < g.batch_rank; ++i) carry = carry && (g.batch_out_stride[i] * wb) % p.unit == 0;
@@ -338,7 +361,7 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
         in_rs = pack_rs;
       }
       stream_tile(p, t, k, isa, tin, in_rs, out + b.out_offset() * wb, r0, nr, c0, nc, has_next ? &pf : nullptr,
-                  stage, direct, carry);
+                  stage, direct, shifted, carry);
       if (++tr == tiles_r) {
         tr = 0;
         if (++tc == tiles_c) {

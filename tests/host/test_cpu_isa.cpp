@@ -209,6 +209,15 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
     ASSERT_EQ(check(p, rng, 0, 0, 2), "");
     ASSERT_EQ(check(p, rng, 4, 12, 1), "");
   }
+  // Output rows of whole lines at a base off the line (every row at one phase): the direct kernel on rows
+  // shifted by that phase, the plane's first and last tiles staged; every unit size, phases of one unit up to
+  // 48 bytes, a batch whose planes start at different phases, 1 and 2 threads.
+  for (const auto& p : {problem{{1024, 768}, {1, 0}, 4, {}, {}}, problem{{1536, 1024}, {1, 0}, 1, {}, {}},
+                        problem{{1024, 640}, {1, 0}, 2, {}, {}}, problem{{640, 512}, {1, 0}, 8, {}, {}},
+                        problem{{512, 384}, {1, 0}, 16, {}, {}}, problem{{3, 640, 520}, {0, 2, 1}, 8, {}, {520 * 640 + 1, 640, 1}},
+                        problem{{2, 1024, 700}, {0, 2, 1}, 1, {}, {700 * 1024 + 3, 1024, 1}}})
+    for (const std::int64_t shift : {p.elem_bytes, std::int64_t{16}, std::int64_t{48}})
+      for (const int threads : {1, 2}) ASSERT_EQ(check(p, rng, 0, shift, threads), "");
 }
 
 // N-d permutations whose batch axes continue the planes' output rows, merged into them with packed input
