@@ -14,6 +14,7 @@
 #include <cstring>
 #include <iostream>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,7 +52,12 @@ std::string check(const problem& p, std::mt19937_64& rng, std::int64_t in_misali
   const auto out_s = p.out_strides.empty() ? xpose::test::packed_strides(oshape) : p.out_strides;
   const std::int64_t in_span = xpose::test::span_bytes(p.shape, in_s, p.elem_bytes);
   const std::int64_t out_span = xpose::test::span_bytes(oshape, out_s, p.elem_bytes);
-  std::vector<unsigned char> in(static_cast<std::size_t>(guard + in_misalign + in_span + guard));
+  // Both views start their misalignment past a 64-byte boundary: misalignment 0 is on the line, and a multiple
+  // of the unit takes the paths for rows at one phase of the line (column tiles from the input's first line
+  // boundary, rows shifted to the output's).
+  std::vector<unsigned char> in_mem(static_cast<std::size_t>(guard + in_misalign + in_span + guard) + 64);
+  const std::size_t in_lead = 64 - reinterpret_cast<std::uintptr_t>(in_mem.data()) % 64;
+  const std::span<unsigned char> in(in_mem.data() + in_lead, in_mem.size() - 64);
   for (auto& b : in) b = static_cast<unsigned char>(rng() | 1);
   // The output view starts `out_misalign` bytes after a 64-byte boundary, so that misalign 0 with whole-line
   // rows takes the streaming path that stores straight from registers.
@@ -211,13 +217,18 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
   }
   // Output rows of whole lines at a base off the line (every row at one phase): the direct kernel on rows
   // shifted by that phase, the plane's first and last tiles staged; every unit size, phases of one unit up to
-  // 48 bytes, a batch whose planes start at different phases, 1 and 2 threads.
+  // 48 bytes, a batch whose planes start at different phases, 1 and 2 threads. Inputs off the line the same
+  // way: column tiles from the input's first line boundary (a narrow first column tile).
   for (const auto& p : {problem{{1024, 768}, {1, 0}, 4, {}, {}}, problem{{1536, 1024}, {1, 0}, 1, {}, {}},
                         problem{{1024, 640}, {1, 0}, 2, {}, {}}, problem{{640, 512}, {1, 0}, 8, {}, {}},
                         problem{{512, 384}, {1, 0}, 16, {}, {}}, problem{{3, 640, 520}, {0, 2, 1}, 8, {}, {520 * 640 + 1, 640, 1}},
                         problem{{2, 1024, 700}, {0, 2, 1}, 1, {}, {700 * 1024 + 3, 1024, 1}}})
     for (const std::int64_t shift : {p.elem_bytes, std::int64_t{16}, std::int64_t{48}})
-      for (const int threads : {1, 2}) ASSERT_EQ(check(p, rng, 0, shift, threads), "");
+      for (const int threads : {1, 2}) {
+        ASSERT_EQ(check(p, rng, 0, shift, threads), "");
+        ASSERT_EQ(check(p, rng, shift, 0, threads), "");
+        ASSERT_EQ(check(p, rng, 64 - shift, shift, threads), "");
+      }
 }
 
 // N-d permutations whose batch axes continue the planes' output rows, merged into them with packed input
