@@ -15,7 +15,9 @@
 //   alignment. Ownership is a function of the tile grid alone, so tiles on different threads never write the
 //   same byte. Each strip of output rows takes the first of these that applies:
 //     direct  every output row starts on a line and the kernel's block stores are whole lines: the kernel
-//             streams straight from registers (fp32 8192 x 8192);
+//             streams straight from registers (fp32 8192 x 8192); or every output row of the strip starts at
+//             one phase of the line (a base off it, pitches of whole lines): the same on rows shifted by that
+//             phase (run_streaming's `shifted`);
 //     carry   rows start on a unit boundary only: each line is two blocks' registers merged by one permute
 //             (tile_kernel::stream_carry, AVX-512: 2, 4, 8, 16-byte units; fp32 8191 x 8193, 1.27x over
 //             staging);
@@ -23,7 +25,8 @@
 //             into an L1 staging buffer and copied out line by line.
 //
 // Tasks are tiles; each thread takes one contiguous slice of them, walked with a cursor so that no task
-// pays for a division.
+// pays for a division. Inputs whose rows all start at one phase of the line are tiled along the columns from
+// the first line boundary (a narrow first column tile), so that tile rows read whole lines.
 //
 // Merged rows (N-d permutations): the planner makes every permutation a batch of planes, and a batch axis
 // whose output stride is one plane's output row (rows x unit) continues that row in the output: [256]^3
