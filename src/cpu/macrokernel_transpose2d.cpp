@@ -358,12 +358,13 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   // (benchmarks/suites/cpu_offsets.txt): fp32 8192^2 output +16 bytes 0.560 / 0.579 -> 0.717 / 0.743 (aligned:
   // 0.72 / 0.75), u8 +1 0.269 / 0.276 -> 0.371 / 0.389, fp16 +2 0.50 / 0.48 -> 0.64 / 0.69, fp64 4096^2 +8 0.44 /
   // 0.49 -> 0.64 / 0.65, c128 +16 0.60 / 0.63 -> 0.74 / 0.74.
-  bool shifted = !direct && k.tile_stream != nullptr && p.out_rs % line == 0 && (t.tile_r * p.unit) % line == 0 &&
-                 line % p.unit == 0 && reinterpret_cast<std::uintptr_t>(out) % p.unit == 0;
-  for (int i = 0; i < g.batch_rank; ++i) shifted = shifted && (g.batch_out_stride[i] * wb) % p.unit == 0;
+  // (Both it and the carry kernel below need every output row to start on a unit boundary.)
+  bool unit_rows = reinterpret_cast<std::uintptr_t>(out) % p.unit == 0 && p.out_rs % p.unit == 0;
+  for (int i = 0; i < g.batch_rank; ++i) unit_rows = unit_rows && (g.batch_out_stride[i] * wb) % p.unit == 0;
+  const bool shifted = !direct && unit_rows && k.tile_stream != nullptr && p.out_rs % line == 0 &&
+                       (t.tile_r * p.unit) % line == 0 && line % p.unit == 0;
   // Rows that start on a unit boundary but not on a line: the level's carry kernel, where it has one.
-  bool carry = k.stream_carry != nullptr && reinterpret_cast<std::uintptr_t>(out) % p.unit == 0 && p.out_rs % p.unit == 0;
-  for (int i = 0; i < g.batch_rank; ++i) carry = carry && (g.batch_out_stride[i] * wb) % p.unit == 0;
+  const bool carry = unit_rows && k.stream_carry != nullptr;
   // Packed tiles hold the rows a tile may read past its own: one block (carry) or up to one line (staged).
   const std::int64_t pack_extra = std::max<std::int64_t>(k.block_rows, (line + p.unit - 1) / p.unit);
   const std::int64_t pack_rs = (t.tile_c * p.unit + line - 1) / line * line;

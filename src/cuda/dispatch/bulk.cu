@@ -57,14 +57,13 @@ struct kernel_facts {
 template <class Kernel>
 kernel_facts facts_of(Kernel kernel, int threads) {
   kernel_facts f;
-  cudaFuncAttributes attr{};
   int n = 0;
-  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess ||
+  if (!built_with_tensor_copies(reinterpret_cast<const void*>(kernel)) ||
       cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
     (void)cudaGetLastError();
     return f;
   }
-  f.tensor_copies = attr.ptxVersion >= 90;
+  f.tensor_copies = true;
   f.blocks_per_sm = std::max(n, 1);
   return f;
 }
@@ -89,20 +88,12 @@ bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const d
   if (static_cast<std::uint64_t>(p.in_ld) >= max_tensor_stride ||
       static_cast<std::uint64_t>(in_batch_stride) >= max_tensor_stride || in_batch_stride <= 0)
     return false;
-  const auto encode = tensor_map_encoder();
-  if (encode == nullptr) return false;
-
-  CUtensorMap map;
-  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(p.cols), static_cast<cuuint64_t>(p.rows),
-                              static_cast<cuuint64_t>(batch)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(p.in_ld), static_cast<cuuint64_t>(in_batch_stride)};
-  const cuuint32_t box[3] = {TCu, TR, 1};
-  const cuuint32_t element_strides[3] = {1, 1, 1};
-  // Rows are read 256-byte L2 lines at a time (a bulk8 tile row is 128 bytes; the next tile reads the rest).
-  if (encode(&map, element_type(UnitBytes), 3, const_cast<unsigned char*>(p.in), dims, strides, box,
-             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
-    return false;
+  alignas(64) CUtensorMap map;
+  const std::uint64_t dims[3] = {static_cast<std::uint64_t>(p.cols), static_cast<std::uint64_t>(p.rows),
+                                 static_cast<std::uint64_t>(batch)};
+  const std::uint64_t strides[2] = {static_cast<std::uint64_t>(p.in_ld), static_cast<std::uint64_t>(in_batch_stride)};
+  const std::uint32_t box[3] = {TCu, TR, 1};
+  if (!encode_tensor_map(&map, UnitBytes, 3, p.in, dims, strides, box)) return false;
 
   bulk_params q{};
   q.out = p.out;
@@ -127,8 +118,17 @@ bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const d
 
 }  // namespace
 
-bool encode_byte_tensor_map(void* map, int rank, const void* base, const std::uint64_t* dims,
-                            const std::uint64_t* strides, const std::uint32_t* box) {
+bool built_with_tensor_copies(const void* kernel) {
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attr.ptxVersion >= 90;
+}
+
+bool encode_tensor_map(void* map, int unit_bytes, int rank, const void* base, const std::uint64_t* dims,
+                       const std::uint64_t* strides, const std::uint32_t* box) {
   const auto encode = tensor_map_encoder();
   if (encode == nullptr || rank < 1 || rank > 5) return false;
   cuuint64_t d[5] = {}, st[4] = {};
@@ -141,7 +141,8 @@ bool encode_byte_tensor_map(void* map, int rank, const void* base, const std::ui
       st[k] = strides[k];
     }
   }
-  return encode(static_cast<CUtensorMap*>(map), CU_TENSOR_MAP_DATA_TYPE_UINT8, static_cast<cuuint32_t>(rank),
+  // Rows are read 256-byte L2 lines at a time (a bulk8 tile row is 128 bytes; the next tile reads the rest).
+  return encode(static_cast<CUtensorMap*>(map), element_type(unit_bytes), static_cast<cuuint32_t>(rank),
                 const_cast<void*>(base), d, st, b, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
                 CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;

@@ -74,21 +74,12 @@ status launch_square_vec8(const inplace_square_params& p, cudaStream_t stream, c
                 S::threads, 0, stream, p, "inplace square_vec8");
 }
 
-// square_bulk8 on `mats` squares (a batch of plain squares: p.grid 1 x 1), rows 16-byte aligned; false when the
-// device, the build or the tensor does not qualify (nothing launched).
 // square_bulk8 on a batch of plain squares (p.grid 1 x 1) of 1-byte units on 16-byte aligned rows; false when the
 // device, the build or the tensor does not qualify (nothing launched), else `launched` holds the launch's status.
 bool try_launch_square_bulk8(const inplace_square_params& p, std::int64_t batch, cudaStream_t stream,
                              const device_info& dev, status& launched) {
   using S = square_vec8_shape<>;
-  static const bool tensor_copies = [] {
-    cudaFuncAttributes attr{};
-    if (cudaFuncGetAttributes(&attr, inplace_square_bulk8_kernel<>) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    return attr.ptxVersion >= 90;  // a build for older targets compiles the tensor copies out
-  }();
+  static const bool tensor_copies = built_with_tensor_copies(reinterpret_cast<const void*>(inplace_square_bulk8_kernel<>));
   if (dev.cc_major < 9 || !tensor_copies) return false;
   alignas(64) CUtensorMap map;
   const std::uint64_t dims[3] = {static_cast<std::uint64_t>(p.n), static_cast<std::uint64_t>(p.n),
@@ -96,7 +87,7 @@ bool try_launch_square_bulk8(const inplace_square_params& p, std::int64_t batch,
   const std::uint64_t strides[2] = {static_cast<std::uint64_t>(p.ld),
                                     static_cast<std::uint64_t>(batch > 1 ? p.batch_stride : p.ld * p.n)};
   const std::uint32_t box[3] = {S::T, S::T, 1};
-  if (!encode_byte_tensor_map(&map, 3, p.data, dims, strides, box)) return false;
+  if (!encode_tensor_map(&map, 1, 3, p.data, dims, strides, box)) return false;
   inplace_square_bulk8_kernel<><<<static_cast<unsigned>(std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64)),
                                   S::threads, 0, stream>>>(map, p);
   const cudaError_t e = cudaGetLastError();
@@ -154,8 +145,10 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
   const auto rs = static_cast<std::uint64_t>(q.row_stride), cs = static_cast<std::uint64_t>(q.col_stride);
   const std::int64_t word = common_word({static_cast<std::uint64_t>(U), reinterpret_cast<std::uint64_t>(data),
                                          static_cast<std::uint64_t>(p.ld), bs, rs, cs});
-  const bool rows_aligned16 =
-      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) == 16;
+  // Alignment of every row start (base, pitch, batch and grid strides): 16 bytes or less.
+  const std::int64_t row_align =
+      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs});
+  const bool rows_aligned16 = row_align == 16, rows_aligned8 = row_align >= 8;
   const std::int64_t mats = q.batch * q.A * q.B;
   // The squares' bytes, first to last (square_shift16's and square_gather_any's aligned chunks of rows off the
   // 16-byte grid may reach past both; they read bytewise there).
@@ -172,8 +165,6 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     p.pairs = fast_divmod(static_cast<std::uint64_t>(p.tiles * (p.tiles + 1) / 2));
     p.tasks = pairs_for(T);
   };
-  const bool rows_aligned8 =
-      common_word({reinterpret_cast<std::uint64_t>(data), static_cast<std::uint64_t>(p.ld), bs, rs, cs}) >= 8;
   // 1-byte units in 128 x 128-byte tiles (tuning/inplace.hpp): staged by tensor copies on 16-byte aligned rows of
   // plain squares up to bulk8_max_matrix_bytes, loaded into registers on 8-byte aligned ones.
   if (U == 1 && rows_aligned16 && q.A == 1 && q.B == 1 && q.side * q.ld <= bulk8_max_matrix_bytes) {

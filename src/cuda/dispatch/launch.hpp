@@ -137,11 +137,15 @@ bool try_launch_bulk8(const transpose2d_params& p, const device_info& dev, bool 
                       status& launched);
 bool try_launch_bulk16(const transpose2d_params& p, std::int64_t unit_bytes, const device_info& dev, bool compound,
                        cudaStream_t stream, status& launched);
-/// The byte tensor of `rank` (<= 5) dimensions at `base` (dims[0] contiguous bytes; strides[k] bytes between
-/// steps of dimension k + 1, 16-byte multiples below 2^40), copied in boxes of box[0] x ... bytes: the driver's
-/// cuTensorMapEncodeTiled into `map` (a CUtensorMap, 64-byte aligned, 128 bytes). False when the driver has no
-/// encoder or refuses the tensor.
-bool encode_byte_tensor_map(void* map, int rank, const void* base, const std::uint64_t* dims,
-                            const std::uint64_t* strides, const std::uint32_t* box);
+/// The tensor of `rank` (<= 5) dimensions of unit_bytes-byte elements (1, 2, 4; 8 otherwise) at `base` (dims[0]
+/// contiguous elements; strides[k] bytes between steps of dimension k + 1, 16-byte multiples below 2^40),
+/// copied in boxes of box[0] x ... elements: the driver's cuTensorMapEncodeTiled into `map` (a CUtensorMap,
+/// 64-byte aligned, 128 bytes), for the tensor copies of kernels/bulk.cuh. False when the driver has no encoder or
+/// refuses the tensor.
+bool encode_tensor_map(void* map, int unit_bytes, int rank, const void* base, const std::uint64_t* dims,
+                       const std::uint64_t* strides, const std::uint32_t* box);
+/// Whether `kernel` was built for sm_90 or later: below that its tensor copies are compiled out (a build for older
+/// targets JIT-compiled on a Hopper must not run it).
+bool built_with_tensor_copies(const void* kernel);
 
 }  // namespace xpose::detail

@@ -201,12 +201,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
     read_stage<2, V, MC, 1, Policy::threads>(stage, TC, v);
     __syncthreads();  // every thread has read its rows before any overwrites them
     uint2* tile = reinterpret_cast<uint2*>(stage);
-    {
-      std::uint32_t w[V][2];
-      transpose_micro<1, 2>(v[0], w);
-#pragma unroll
-      for (int k = 0; k < V; ++k) tile[swizzle8<V, MR>(mj * V + k, mi)] = make_uint2(w[k][0], w[k][1]);
-    }
+    write_micro_tile8<1, MR>(v[0], tile, mi, mj);
     __syncthreads();
 
     // 3. shared -> global along output rows.

@@ -167,18 +167,6 @@ struct square_vec8_shape {
   static_assert(MR == 16, "swizzle8's 16-chunk key; a half-warp reads one staged row");
 };
 
-/// Micro-tile v (rows mi V .., chunk mj of a tile, as loaded) transposed into the shared tile in output
-/// orientation: output row mj V + k, chunk mi, at swizzle8 (vec8's tile: conflict-free).
-template <int MR>
-__device__ __forceinline__ void write_micro_tile8(const std::uint32_t (&v)[8][2], uint2* tile, unsigned mi,
-                                                  unsigned mj) {
-  std::uint32_t w[8][2];
-  transpose_micro<1, 2>(v, w);
-#pragma unroll
-  for (int k = 0; k < 8; ++k)
-    tile[swizzle8<8, MR>(static_cast<int>(mj) * 8 + k, static_cast<int>(mi))] = make_uint2(w[k][0], w[k][1]);
-}
-
 /// A shared tile in output orientation (T rows of MR 8-byte chunks) to the rows at `dst` (`ld` bytes apart), of
 /// which rows x cols bytes lie inside the matrix: lane q stores chunk q of rows c_0, c_0 + MR, ... (a half-warp
 /// writes 128 contiguous bytes); edge pairs check each chunk and store a last partial one byte by byte.
@@ -237,8 +225,8 @@ __global__ void __launch_bounds__(square_vec8_shape<Policy>::threads, Policy::mi
     load(sp.a_ptr, sp.a_rows, sp.a_cols, sp.full, va);
     if (!sp.diagonal) load(sp.b_ptr, sp.a_cols, sp.a_rows, sp.full, vb);
     __syncthreads();  // the previous pair's shared reads are done
-    write_micro_tile8<MR>(va, tiles[0], mi, mj);
-    if (!sp.diagonal) write_micro_tile8<MR>(vb, tiles[1], mi, mj);
+    write_micro_tile8<1, MR>(va, tiles[0], mi, mj);
+    if (!sp.diagonal) write_micro_tile8<1, MR>(vb, tiles[1], mi, mj);
     __syncthreads();
     store_square_tile8<MR>(tiles[0], sp.b_ptr, p.ld, sp.a_cols, sp.a_rows, sp.full);  // A^T over B (A on the diagonal)
     if (!sp.diagonal) store_square_tile8<MR>(tiles[1], sp.a_ptr, p.ld, sp.a_rows, sp.a_cols, sp.full);
@@ -292,8 +280,8 @@ __global__ void __launch_bounds__(square_vec8_shape<Policy>::threads, Policy::mi
       read_stage<2, V, MR, 1, S::threads>(stage + tile_bytes, T, vb);
     }
     __syncthreads();  // every thread has read its staged rows before any overwrites them
-    write_micro_tile8<MR>(va[0], tiles[0], mi, mj);
-    if (!sp.diagonal) write_micro_tile8<MR>(vb[0], tiles[1], mi, mj);
+    write_micro_tile8<1, MR>(va[0], tiles[0], mi, mj);
+    if (!sp.diagonal) write_micro_tile8<1, MR>(vb[0], tiles[1], mi, mj);
     __syncthreads();
     store_square_tile8<MR>(tiles[0], sp.b_ptr, p.ld, sp.a_cols, sp.a_rows, sp.full);  // A^T over B (A on the diagonal)
     if (!sp.diagonal) store_square_tile8<MR>(tiles[1], sp.a_ptr, p.ld, sp.a_rows, sp.a_cols, sp.full);

@@ -1219,6 +1219,20 @@ __device__ __forceinline__ int swizzle8(int c, int q) {
   return c * MR + (q ^ ((c / V) & 15));
 }
 
+/// Step 2 of vec8 / bulk8 / the in-place square_vec8 and square_bulk8: micro-tile v (8-byte rows mi V .. of
+/// chunk mj, as loaded) transposed in registers and written to the shared tile in output orientation (output
+/// row mj V + k, chunk mi, at swizzle8: conflict-free).
+template <int UnitBytes, int MR>
+__device__ __forceinline__ void write_micro_tile8(const std::uint32_t (&v)[8 / UnitBytes][2], uint2* tile,
+                                                  unsigned mi, unsigned mj) {
+  constexpr int V = 8 / UnitBytes;
+  std::uint32_t w[V][2];
+  transpose_micro<UnitBytes, 2>(v, w);
+#pragma unroll
+  for (int k = 0; k < V; ++k)
+    tile[swizzle8<V, MR>(static_cast<int>(mj) * V + k, static_cast<int>(mi))] = make_uint2(w[k][0], w[k][1]);
+}
+
 /// vec8 (Shift = false: base pointers, pitches and batch strides 8-byte aligned) and shift8 (any alignment) —
 /// vec16 / shift16's three steps with 8-byte chunks (see shift16_tiles for the realignment and the output
 /// windows; here on the 8-byte grid, tiles overlapping by one micro-tile each way).
@@ -1329,12 +1343,7 @@ __global__ void __launch_bounds__(tile8_shape<UnitBytes, Policy>::threads, Polic
     __syncthreads();  // the previous tile's readers of `tile` are done (grid-stride loop)
 
     // 2. register transpose, 8-byte stores in output orientation.
-    {
-      std::uint32_t w[V][2];
-      transpose_micro<UnitBytes, 2>(v, w);
-#pragma unroll
-      for (int k = 0; k < V; ++k) tile[swizzle8<V, MR>(mj * V + k, mi)] = make_uint2(w[k][0], w[k][1]);
-    }
+    write_micro_tile8<UnitBytes, MR>(v, tile, mi, mj);
     __syncthreads();
 
     // 3. shared -> global along output rows (shift8: on the output's 8-byte grid, as shift16 on its 16-byte
