@@ -190,6 +190,23 @@ TEST(InplaceGpu, SquaresOnRowsOffThe16ByteGrid) {
   }
 }
 
+// square_units: 4- and 8-byte units on rows off the 16-byte grid but on the unit's own: sides around its tile (64
+// units) and odd, bases a unit off, pitched batches whose rows cycle through every
+// phase of the word grid, gaps; the allocation ends at the matrix's last byte (memcheck sees any read past it).
+TEST(InplaceGpu, SquaresOfUnitsOnTheirOwnGrid) {
+  for (std::int64_t U : {4, 8}) {
+    const std::int64_t T = 64;
+    for (const std::int64_t n : std::initializer_list<std::int64_t>{1, 3, T - 1, T + 1, 2 * T + 3, 1001}) {
+      check({n, n, U}, 0, nullptr, inplace_choice::any, 0);
+      check({n, n, U}, U, nullptr, inplace_choice::any, 0);
+      check({n, n, U, 3, n + 1, 0}, 3 * U);
+      check({n, n, U, 2, n + 3, n * (n + 3) + 1}, 2 * U);
+    }
+  }
+  check({4099, 4099, 4}, 4);  // 2080 pairs: grid-stride rounds
+  check({3001, 3001, 8}, 8);
+}
+
 // square_gather_any: units of 3-64 bytes (not 4, 8, 16) on rows off the 16-byte grid: odd sides (full and edge
 // tiles), bases 1-15 bytes off, pitched batches and gaps, allocations that end at the matrix's last byte (memcheck
 // sees any read past it).

@@ -95,6 +95,13 @@ bool try_launch_square_bulk8(const inplace_square_params& p, std::int64_t batch,
   return true;
 }
 
+template <int U>
+status launch_square_units(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using P = inplace_square_units_policy<U>;
+  return launch(inplace_square_units_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 64),
+                P::threads, square_units_smem<U>(), stream, p, "inplace square_units");
+}
+
 template <int U, class Policy = inplace_square_async_policy<U>>
 status launch_square_async(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
   using S = square_async_shape<U, Policy>;
@@ -184,6 +191,14 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       case 16: set_tiles(square_shape<16>::tile_rows); return launch_square_vec16<16>(p, stream, dev);
       default: break;
     }
+  }
+  // Rows off the 16-byte grid but on the unit's own, 4- and 8-byte units: square_units (tuning/inplace.hpp).
+  if ((U == 4 || U == 8) && row_align % U == 0) {
+    auto go = [&]<int V>() {
+      set_tiles(32 * inplace_square_units_policy<V>::units_a_word);
+      return launch_square_units<V>(p, stream, dev);
+    };
+    return U == 4 ? go.template operator()<4>() : go.template operator()<8>();
   }
   // Rows off the 16-byte grid, 1- and 2-byte units: realigned 16-byte accesses (tuning/inplace.hpp says why not
   // wider units).

@@ -161,6 +161,31 @@ struct inplace_square_vec8_policy {
 /// Largest square (bytes) square_bulk8 takes; larger ones run square_vec16 (see above).
 inline constexpr std::int64_t bulk8_max_matrix_bytes = std::int64_t{160} << 20;
 
+/// square_units (kernels/inplace.cuh): 4- and 8-byte units on rows off the 16-byte grid but on their own (odd
+/// sides, odd pitches), which square_words ran (one unit a lane through a padded tile). Words of two units a
+/// lane (8 or 16 bytes), tiles of 64 units a side, a warp a row; 256 threads for 4-byte units (4 blocks an SM at
+/// <= 64 registers), 512 for 8-byte ones (their 2 x 8 words a thread in flight at 58 registers). H200, same call
+/// (benchmarks/suites/inplace_odd_squares.txt), square_words -> square_units: fp32 8191^2 0.607 -> 0.719-0.744,
+/// 8190^2 (8-byte rows) 0.610 -> 0.814-0.819, 12345^2 0.616 -> 0.629-0.651, 16383^2 0.603 -> 0.655, batched
+/// 64 x 1001^2 0.642 -> 0.711-0.771, 3001^2 0.75 both; tile_cycles' squares of fp32 8191 x 8193 and 7919 x 7907
+/// 0.34 -> 0.37-0.38; fp64 8191^2 0.723 both, 12345^2 0.718 -> 0.756, 4097^2 0.874 -> 0.928 (fp64 tiles of 32
+/// single units, 256 threads, lost: 0.72 -> 0.66). The same words for 1- and 2-byte units (4 units a lane, 128 x
+/// 128-unit tiles, 512 threads) lost to square_shift16 (u8 8191^2 0.469 -> 0.241, fp16 0.572 -> 0.320: the
+/// stage is written and read a unit at a time), as did fp16 in 64 x 64 tiles of 4-byte words (0.575 -> 0.310).
+/// ncu (fp32 12345^2): DRAM 49 % (60 % at 8190^2), L2 hit rate 56-60 %, 4 blocks an SM (registers).
+template <int UnitBytes>
+struct inplace_square_units_policy {
+  static_assert(UnitBytes == 4 || UnitBytes == 8, "dispatched for 4- and 8-byte units");
+  static constexpr int units_a_word = 2;
+  static constexpr int threads = UnitBytes == 4 ? 256 : 512, min_blocks = UnitBytes == 4 ? 4 : 2;
+};
+/// Dynamic shared memory of square_units: two tiles of T x (T + 1) units.
+template <int UnitBytes, class Policy = inplace_square_units_policy<UnitBytes>>
+constexpr std::int64_t square_units_smem() {
+  constexpr std::int64_t T = 32 * Policy::units_a_word;
+  return 2 * T * (T + 1) * UnitBytes;
+}
+
 /// square_shift16 (kernels/inplace.cuh): square_vec16's pairs on rows off the 16-byte grid, for the units that
 /// square_words would move a byte or a half at a time. H100, 2026-11-26, same call, square_words ->
 /// square_shift16: u8 8191^2 0.298 -> 0.553, u8 16383^2 0.267 -> 0.545, fp16 8191^2 0.513 -> 0.647 (with this
