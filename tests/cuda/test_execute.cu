@@ -201,6 +201,15 @@ TEST(Transpose2d, HalfWordAndDoubleTilesStagedByTheCopyEngine) {
   check(problem{{4000, 3200}, {1, 0}, 4, {3300, 1}, {4004, 1}});
 }
 
+TEST(Transpose2d, FourByteUnitsWithEveryInputRowOffThePairGrid) {
+  // fp32 problems over units_u4_max_bytes whose input rows all start 4 bytes off the 8-byte grid (views from an
+  // odd column of an aligned matrix) and whose output rows are 16-byte aligned take the units tiles at any size:
+  // edge tiles both ways, a pitched input view, a batch.
+  check(problem{{3004, 3002}, {1, 0}, 4, {}, {}}, 4, 0);
+  check(problem{{3000, 3001}, {1, 0}, 4, {3004, 1}, {}}, 12, 0);
+  check(problem{{3, 2048, 2050}, {0, 2, 1}, 4, {}, {}}, 4, 16);
+}
+
 TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
   // Misaligned single 1-byte matrices of >= 48 MiB whose output is not 16-byte aligned take shift8 with the
   // same 256 x 128-byte tiles when rows >= cols or the rows need more than half an SM's worth of 256-thread

@@ -481,6 +481,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                              static_cast<std::uint64_t>(p.in_ld) | static_cast<std::uint64_t>(p.out_ld);
   // The output side alone (shift8's choice): pointer, output pitch, batch and column output strides.
   std::uint64_t out_align_bits = reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(p.out_ld);
+  // The input's strides alone (every row's phase relative to the first's).
+  std::uint64_t in_stride_bits = static_cast<std::uint64_t>(p.in_ld);
+  for (int i = 0; i < g.batch_rank; ++i) in_stride_bits |= static_cast<std::uint64_t>(g.batch_in_stride[i] * wb);
+  for (int k = 0; k < g.row_rank; ++k) in_stride_bits |= static_cast<std::uint64_t>(g.row_in_stride[k] * wb);
   for (int i = 0; i < g.batch_rank; ++i) {
     p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
     p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
@@ -806,13 +810,23 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // Compound sides on the 16-byte grid were not measured with them and go on to the kernels below, as before.
   if ((unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 && (!compound || align % 16 != 0) &&
       units_tiles_fill(g.rows, g.cols, unit) >= (compound ? units_compound_min_fill : units_min_fill)) {
+    // Every input row 4 bytes off the 8-byte grid (a view from an odd column of an aligned matrix: strides
+    // that are multiples of 8 bytes, a base that is not) and the output on the 16-byte grid: units at any size,
+    // where unit_pairs loads each row's first unit on its own. H200, same call, unit_pairs -> units: fp32 8192^2
+    // input +4 0.864 -> 0.900, 4096 x 16384 0.863 -> 0.890, 16384 x 4096 0.861 -> 0.901, 10000^2 0.839 ->
+    // 0.882, 6000^2 +12 0.865 -> 0.910, batched 16 x 2048^2 0.878 -> 0.950 (cuBLAS geam: 0.891 at 8192^2 +4).
+    // Outputs 8- but not 16-byte aligned lost (8000 x 12000 input +4, output +8: 0.838 -> 0.713), as did units
+    // for the mirror case (output +4, input aligned: 0.880 -> 0.747) and for odd pitches (8191 x 8193 0.825 ->
+    // 0.740).
+    const bool inputs_off_the_pair_grid =
+        in_stride_bits % 8 == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 8 == 4 && out_align_bits % 16 == 0;
     auto units_tiles = [&]<bool Compound>() {
       using U4 = transpose2d_units_policy<4>;
       using U8 = transpose2d_units_policy<8>;
       using Pairs = transpose2d_unit_pairs_policy;
       if (unit == 8)
         return launch_unit_tiles<U8>(p, transpose2d_units_kernel<8, U8, Compound>, "transpose2d_units launch", stream);
-      if (g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes)
+      if (g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes || inputs_off_the_pair_grid)
         return launch_unit_tiles<U4>(p, transpose2d_units_kernel<4, U4, Compound>, "transpose2d_units launch", stream);
       return launch_unit_tiles<Pairs>(p, transpose2d_unit_pairs_kernel<Pairs, Compound>,
                                       "transpose2d_unit_pairs launch", stream);
