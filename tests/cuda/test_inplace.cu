@@ -484,6 +484,7 @@ TEST(InplaceLarge, MoreThan2Pow31ElementsSquareAndRectangular) {
   check({46349, 46349, 1});  // 2.148e9 elements
   check({65537, 32771, 1});  // 2.148e9 elements, gcd 1
   check({32768, 16384, 4});  // > 2^31 bytes, gcd 16384: rotation
+  check({23171, 23171, 4});  // > 2^31 bytes, odd side: square_units' offsets past 32 bits
 }
 
 }  // namespace
