@@ -551,7 +551,7 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   using unit = typename word_type<UnitBytes>::type;
   constexpr int UW = Policy::units_a_word, T = 32 * UW, W = UW * UnitBytes;
   using word = typename word_type<W>::type;
-  static_assert(UnitBytes <= 8 && (W == 4 || W == 8 || W == 16) && UnitBytes < W || UW == 1, "a word of UW units");
+  static_assert(UnitBytes <= 8 && (W == 4 || W == 8 || W == 16) && (UnitBytes < W || UW == 1), "a word of UW units");
   constexpr int rows_a_pass = Policy::threads / 32, passes = T / rows_a_pass, pitch = T + 1;
   static_assert(T % rows_a_pass == 0, "whole passes of a warp a row");
   extern __shared__ __align__(16) unsigned char smem_raw[];
