@@ -523,6 +523,9 @@ thin_network thin_network_for(const isa_kernels& isa, int lg, std::int64_t k) {
   return t;
 }
 
+// Staged thin planes (run_thin): output bytes of all rows staged and streamed out at a time.
+constexpr std::int64_t thin_piece_bytes = 3072;
+
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
   if (lg < 0 || lg > 3) return false;
@@ -553,36 +556,106 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
   const std::int64_t chunk = std::max<std::int64_t>(step, (std::int64_t{64} << 10) / (kk * p.unit) / step * step);
   const std::int64_t chunks = (n + chunk - 1) / chunk;
   const std::int64_t out_bytes = items * p.rows * p.cols * p.unit;
-  bool stream = isa.stream_lines != nullptr && use_streaming(out_bytes, 256, host_caches()) &&
-                reinterpret_cast<std::uintptr_t>(out) % line == 0 && (aos ? p.out_rs % line == 0 : true);
-  for (int i = 0; i < g.batch_rank; ++i) stream = stream && (g.batch_out_stride[i] * wb) % line == 0;
+  const bool streaming = isa.stream_lines != nullptr && use_streaming(out_bytes, 256, host_caches());
+  // The kernels stream whole vectors to 64-byte aligned addresses: output rows (and batch items) on the line.
+  bool out_lines = reinterpret_cast<std::uintptr_t>(out) % line == 0 && (aos ? p.out_rs % line == 0 : true);
+  for (int i = 0; i < g.batch_rank; ++i) out_lines = out_lines && (g.batch_out_stride[i] * wb) % line == 0;
+  const bool stream = streaming && out_lines;
+  // Outputs off the line (n x k -> k x n with n U not a multiple of 64: every output row at another phase; a
+  // base off the line): the kernels write each chunk in pieces of about thin_piece_bytes to a per-thread stage
+  // in L1, every row at its destination's line phase, and the pieces' whole lines are streamed out from there
+  // (the line a piece ends in is carried to the next piece; a chunk's first and last partial lines are stored
+  // plainly: the neighbouring chunks own the rest of them). Plain stores had read every output line first.
+  // Whole chunks staged before streaming out lost (the reads and the stores no longer overlap: a 64 KiB stage
+  // copied 34 GB/s against 53 straight, 2 KiB pieces 48). Dev VM (AMD EPYC), same binary, 3 rounds, 1 / 2
+  // threads, GB/s (the 2-thread non-temporal copy alternates between 60 and 100 GB/s there, so ratios mislead):
+  // fp32 5592404 x 3 27 / 50 -> 31 / 56, 4194305 x 4 24 / 45 -> 35 / 57, fp64 2796203 x 3 27 / 50 -> 33 / 55,
+  // fp16 4194305 x 7 16 / 32 -> 27 / 50, u8 8388609 x 5 19 / 37 -> 24 / 47, NHWC -> NCHW 16 x 99 x 99 x 3 (fp32)
+  // 17 / 31 -> 30 / 54; aligned ones unchanged (4194304 x 3: 47-52 / 58-88). Pieces of 128-256 fp32 units a
+  // row (1.5-3 KiB over 3 rows) measured alike, 512 -2-5 GB/s, 1024 -5-10.
+  const bool staged = streaming && !out_lines;
+  const std::int64_t piece_units = std::max<std::int64_t>(step, thin_piece_bytes / (kk * p.unit) / step * step);
+  const std::int64_t out_rows = aos ? kk : 1, row_bytes_a_unit = aos ? p.unit : kk * p.unit;
+  const std::int64_t stage_rs = round_up(piece_units * row_bytes_a_unit + 3 * line, line) + (aos ? p.out_rs % line : 0);
+  const std::int64_t stage_bytes = out_rows * stage_rs + 2 * line;
   const int nt = resolve_threads(threads, out_bytes, items * chunks);
   parallel_slices(items * chunks, nt, [&](std::int64_t begin, std::int64_t end) {
+    unsigned char* const stage = staged ? pack_buffer(stage_bytes) : nullptr;
     batch_cursor b(g, begin / chunks);
     std::int64_t ch = begin % chunks;
     for (std::int64_t task = begin; task < end; ++task) {
       const unsigned char* src = in + b.in_offset() * wb;
-      unsigned char* dst = out + b.out_offset() * wb;
+      unsigned char* const out_item = out + b.out_offset() * wb;
       const std::int64_t s0 = ch * chunk, len = std::min(chunk, n - s0), vec_len = len / step * step;
-      if (aos) {
-        if (deinterleave_net != nullptr) deinterleave_net(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-        else isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
-        if (vec_len < len)
-          k.tile(src + (s0 + vec_len) * p.in_rs, p.in_rs, dst + (s0 + vec_len) * p.unit, p.out_rs, len - vec_len, kk,
-                 p.words, nullptr);
+      if (!staged) {
+        unsigned char* dst = out_item;
+        if (aos) {
+          if (deinterleave_net != nullptr) deinterleave_net(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
+          else isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
+          if (vec_len < len)
+            k.tile(src + (s0 + vec_len) * p.in_rs, p.in_rs, dst + (s0 + vec_len) * p.unit, p.out_rs, len - vec_len, kk,
+                   p.words, nullptr);
+        } else {
+          if (interleave_net != nullptr) interleave_net(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
+          else isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
+          if (vec_len < len)
+            k.tile(src + (s0 + vec_len) * p.unit, p.in_rs, dst + (s0 + vec_len) * p.out_rs, p.out_rs, kk, len - vec_len,
+                   p.words, nullptr);
+        }
       } else {
-        if (interleave_net != nullptr) interleave_net(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-        else isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
-        if (vec_len < len)
-          k.tile(src + (s0 + vec_len) * p.unit, p.in_rs, dst + (s0 + vec_len) * p.out_rs, p.out_rs, kk, len - vec_len,
-                 p.words, nullptr);
+        // Pieces [u0, u0 + pl) of the chunk (vectors, then the tail's units through the tile kernel). Row r's
+        // piece goes to the stage at its destination's line phase ph_r, after the ph_r bytes carried from the
+        // last piece (the start of that line), so the row's stage starts on the destination's line: its whole
+        // lines are streamed out, the last partial one carried on (or, at the chunk's end, stored plainly), and
+        // on the chunk's first piece the line before the chunk (another chunk's) is stored from ph_r on.
+        std::int64_t u0 = 0;
+        while (u0 < len) {
+          const bool vec = u0 < vec_len;
+          const std::int64_t pl = vec ? std::min(piece_units, vec_len - u0) : len - u0;
+          const bool last = u0 + pl == len;
+          // The piece's first output byte (row 0) and where it is staged (row r: + r stage_rs), a line into the
+          // row's stage so that the carried bytes fit before it.
+          unsigned char* const d0 = out_item + (s0 + u0) * row_bytes_a_unit;
+          unsigned char* const base = stage + line + reinterpret_cast<std::uintptr_t>(d0) % line;
+          if (aos) {
+            if (!vec) k.tile(src + (s0 + u0) * p.in_rs, p.in_rs, base, stage_rs, pl, kk, p.words, nullptr);
+            else if (deinterleave_net != nullptr) deinterleave_net(src + (s0 + u0) * p.in_rs, base, stage_rs, pl, false);
+            else isa.deinterleave[lg](src + (s0 + u0) * p.in_rs, base, stage_rs, pl, kk, false);
+          } else {
+            if (!vec) k.tile(src + (s0 + u0) * p.unit, p.in_rs, base, p.out_rs, kk, pl, p.words, nullptr);
+            else if (interleave_net != nullptr) interleave_net(src + (s0 + u0) * p.unit, p.in_rs, base, pl, false);
+            else isa.interleave[lg](src + (s0 + u0) * p.unit, p.in_rs, base, pl, kk, false);
+          }
+          unsigned char* const next_base =
+              stage + line + reinterpret_cast<std::uintptr_t>(d0 + pl * row_bytes_a_unit) % line;
+          for (std::int64_t r = 0; r < out_rows; ++r) {
+            unsigned char* const d = d0 + r * p.out_rs;
+            const auto ph = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d) % line);
+            unsigned char* const line0 = d - ph;                  // the destination line the piece starts in
+            const unsigned char* const row = base + r * stage_rs - ph;  // its stage (ph bytes carried, or not ours)
+            const std::int64_t end_b = ph + pl * row_bytes_a_unit;
+            std::int64_t w = 0;
+            if (u0 == 0 && ph > 0) {  // the chunk's first line: its bytes before ph are the previous chunk's
+              w = std::min(line, end_b);  // (a first piece shorter than that line is the chunk's last)
+              std::memcpy(d, row + ph, static_cast<std::size_t>(w - ph));
+            }
+            if (const std::int64_t lines = (end_b - w) / line; lines > 0) {
+              isa.stream_lines(line0 + w, row + w, lines);
+              w += lines * line;
+            }
+            if (w == end_b) continue;
+            if (last) std::memcpy(line0 + w, row + w, static_cast<std::size_t>(end_b - w));
+            else std::memmove(next_base + r * stage_rs - (end_b - w), row + w, static_cast<std::size_t>(end_b - w));
+          }
+          u0 += pl;
+        }
       }
       if (++ch == chunks) {
         ch = 0;
         b.next();
       }
     }
-    if (stream) isa.fence();
+    if (stream || staged) isa.fence();
   });
   return true;
 }

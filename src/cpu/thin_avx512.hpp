@@ -80,9 +80,14 @@ template <int U>
 void deinterleave(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n, std::int64_t k,
                   bool stream) {
   constexpr int E = thin_traits<U>::E;
-  __m512i idx[thin_k_max][thin_k_max / 2 + 1];
-  __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
-  thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { return i * k + o; }, idx, mask);
+  // The plan depends on k only: kept by the thread between calls (callers may stage a chunk in short pieces).
+  alignas(64) thread_local __m512i idx[thin_k_max][thin_k_max / 2 + 1];
+  thread_local __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
+  thread_local std::int64_t planned_k = 0;
+  if (planned_k != k) {
+    thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { return i * k + o; }, idx, mask);
+    planned_k = k;
+  }
   const std::int64_t pairs = (k + 1) / 2;
   __m512i src[thin_k_max + 1];
   for (std::int64_t r = 0; r < n; r += E) {
@@ -100,12 +105,16 @@ template <int U>
 void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n, std::int64_t k,
                 bool stream) {
   constexpr int E = thin_traits<U>::E;
-  __m512i idx[thin_k_max][thin_k_max / 2 + 1];
-  __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
+  alignas(64) thread_local __m512i idx[thin_k_max][thin_k_max / 2 + 1];
+  thread_local __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
+  thread_local std::int64_t planned_k = 0;
   // Output vector o, lane i is unit m = o * E + i of the group: input row m % k, column m / k, i.e. lane
   // m / k of source vector m % k, at position (m % k) * E + m / k in the concatenated sources.
-  thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { const std::int64_t m = o * E + i; return (m % k) * E + m / k; },
-               idx, mask);
+  if (planned_k != k) {
+    thin_plan<U>(k, [k](std::int64_t o, std::int64_t i) { const std::int64_t m = o * E + i; return (m % k) * E + m / k; },
+                 idx, mask);
+    planned_k = k;
+  }
   const std::int64_t pairs = (k + 1) / 2;
   __m512i src[thin_k_max + 1];
   for (std::int64_t c = 0; c < n; c += E) {

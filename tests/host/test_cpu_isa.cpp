@@ -175,6 +175,17 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
       ASSERT_EQ(check({{3, 5000, k}, {0, 2, 1}, eb, {}, {}}, rng, 0, 1, 2), "");
       ASSERT_EQ(check({{3, k, 5000}, {0, 2, 1}, eb, {}, {}}, rng, 1, 0, 1), "");
     }
+    // Thin planes whose output rows are off the line (n U not a multiple of 64, bases off it), several 64 KiB
+    // chunks each: streamed through the stage in pieces (run_thin), the partial lines carried from piece to
+    // piece and stored plainly at the chunks' ends; both directions, batches, 1 and 2 threads.
+    if (mode == streaming_mode::always)
+      for (const std::int64_t eb : {1, 2, 4, 8})
+        for (const std::int64_t k : {2, 3, 5, 7, 8}) {
+          const std::int64_t n = 40009 + 8 * k;
+          ASSERT_EQ(check({{n, k}, {1, 0}, eb, {}, {}}, rng, 0, static_cast<std::int64_t>(rng() % 64), 1 + k % 2), "");
+          ASSERT_EQ(check({{k, n}, {1, 0}, eb, {}, {}}, rng, 0, static_cast<std::int64_t>(rng() % 64), 2), "");
+          ASSERT_EQ(check({{2, n / 2, k}, {0, 2, 1}, eb, {}, {}}, rng, 3, 1 + static_cast<std::int64_t>(rng() % 63), 2), "");
+        }
     // Planes whose output rows are whole lines (n = 17 x 64 units): the thin kernels' streaming stores, both
     // directions, the byte kernels' k limits (AVX-512: 14 one way, 11 the other; VBMI: 16 and 11) on either
     // side.
