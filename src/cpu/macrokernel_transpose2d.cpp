@@ -528,7 +528,7 @@ constexpr std::int64_t thin_piece_bytes = 3072;
 
 bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel& k, const isa_kernels& isa, int lg,
               const unsigned char* in, unsigned char* out, int threads) {
-  if (lg < 0 || lg > 3) return false;
+  if (lg < 0 || lg > 4) return false;
   // 8 and 16 byte planes: the 16 x 16 byte-transpose network where the level has one (thin_avx512.hpp; for
   // k = 8 its rows are row pairs); 8 and 16 planes of 2-byte units: the 8 x 8 word network; any other k or
   // unit: the level's thin_gather kernels. A network takes its k in one direction only, whatever the shape.

@@ -203,13 +203,16 @@ constexpr isa_kernels make_table() {
   k.interleave[1] = &interleave<2>;
   k.interleave[2] = &interleave<4>;
   k.interleave[3] = &interleave<8>;
-  k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = thin_k_max;
+  k.deinterleave[4] = &deinterleave<16>;
+  k.interleave[4] = &interleave<16>;
+  k.thin_max_k[1] = k.thin_max_k[2] = k.thin_max_k[3] = k.thin_max_k[4] = thin_k_max;
   k.unit3 = {&tile_pixels<avx512, 3>, 16, 16, nullptr, nullptr};
   k.unit6 = {&tile_pixels<avx512, 6>, 8, 8, nullptr, nullptr};
   k.unit12 = {&tile_pixels<avx512, 12>, 4, 4, nullptr, nullptr};
   k.thin_step[1] = 32;
   k.thin_step[2] = 16;
   k.thin_step[3] = 8;
+  k.thin_step[4] = 4;
   k.periodic[1] = &periodic<2>;  // no byte permute without VBMI
   k.periodic[2] = &periodic<4>;
   return k;

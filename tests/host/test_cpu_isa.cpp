@@ -177,9 +177,10 @@ TEST_P(CpuIsaLevel, ProblemsMatchTheReferenceCachedAndStreaming) {
     }
     // Thin planes whose output rows are off the line (n U not a multiple of 64, bases off it), several 64 KiB
     // chunks each: streamed through the stage in pieces (run_thin), the partial lines carried from piece to
-    // piece and stored plainly at the chunks' ends; both directions, batches, 1 and 2 threads.
+    // piece and stored plainly at the chunks' ends; both directions, batches, 1 and 2 threads; 16-byte units
+    // through the 8-byte permutes in granule pairs (AVX-512).
     if (mode == streaming_mode::always)
-      for (const std::int64_t eb : {1, 2, 4, 8})
+      for (const std::int64_t eb : {1, 2, 4, 8, 16})
         for (const std::int64_t k : {2, 3, 5, 7, 8}) {
           const std::int64_t n = 40009 + 8 * k;
           ASSERT_EQ(check({{n, k}, {1, 0}, eb, {}, {}}, rng, 0, static_cast<std::int64_t>(rng() % 64), 1 + k % 2), "");
