@@ -578,6 +578,22 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
   const std::int64_t out_rows = aos ? kk : 1, row_bytes_a_unit = aos ? p.unit : kk * p.unit;
   const std::int64_t stage_rs = round_up(piece_units * row_bytes_a_unit + 3 * line, line) + (aos ? p.out_rs % line : 0);
   const std::int64_t stage_bytes = out_rows * stage_rs + 2 * line;
+  // Units [u, u + pl) of the long side of the item at `src` to `dst` (their first output byte; AoS -> SoA: rows
+  // dst_rs apart): whole vectors through the thin kernel, or (vec false) the rest through the tile kernel.
+  auto move = [&](const unsigned char* src, std::int64_t u, std::int64_t pl, bool vec, unsigned char* dst,
+                  std::int64_t dst_rs, bool st) {
+    if (aos) {
+      const unsigned char* const s = src + u * p.in_rs;
+      if (!vec) k.tile(s, p.in_rs, dst, dst_rs, pl, kk, p.words, nullptr);
+      else if (deinterleave_net != nullptr) deinterleave_net(s, dst, dst_rs, pl, st);
+      else isa.deinterleave[lg](s, dst, dst_rs, pl, kk, st);
+    } else {
+      const unsigned char* const s = src + u * p.unit;
+      if (!vec) k.tile(s, p.in_rs, dst, p.out_rs, kk, pl, p.words, nullptr);
+      else if (interleave_net != nullptr) interleave_net(s, p.in_rs, dst, pl, st);
+      else isa.interleave[lg](s, p.in_rs, dst, pl, kk, st);
+    }
+  };
   const int nt = resolve_threads(threads, out_bytes, items * chunks);
   parallel_slices(items * chunks, nt, [&](std::int64_t begin, std::int64_t end) {
     unsigned char* const stage = staged ? pack_buffer(stage_bytes) : nullptr;
@@ -588,20 +604,9 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
       unsigned char* const out_item = out + b.out_offset() * wb;
       const std::int64_t s0 = ch * chunk, len = std::min(chunk, n - s0), vec_len = len / step * step;
       if (!staged) {
-        unsigned char* dst = out_item;
-        if (aos) {
-          if (deinterleave_net != nullptr) deinterleave_net(src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, stream);
-          else isa.deinterleave[lg](src + s0 * p.in_rs, dst + s0 * p.unit, p.out_rs, vec_len, kk, stream);
-          if (vec_len < len)
-            k.tile(src + (s0 + vec_len) * p.in_rs, p.in_rs, dst + (s0 + vec_len) * p.unit, p.out_rs, len - vec_len, kk,
-                   p.words, nullptr);
-        } else {
-          if (interleave_net != nullptr) interleave_net(src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, stream);
-          else isa.interleave[lg](src + s0 * p.unit, p.in_rs, dst + s0 * p.out_rs, vec_len, kk, stream);
-          if (vec_len < len)
-            k.tile(src + (s0 + vec_len) * p.unit, p.in_rs, dst + (s0 + vec_len) * p.out_rs, p.out_rs, kk, len - vec_len,
-                   p.words, nullptr);
-        }
+        move(src, s0, vec_len, true, out_item + s0 * row_bytes_a_unit, p.out_rs, stream);
+        if (vec_len < len)
+          move(src, s0 + vec_len, len - vec_len, false, out_item + (s0 + vec_len) * row_bytes_a_unit, p.out_rs, false);
       } else {
         // Pieces [u0, u0 + pl) of the chunk (vectors, then the tail's units through the tile kernel). Row r's
         // piece goes to the stage at its destination's line phase ph_r, after the ph_r bytes carried from the
@@ -617,15 +622,7 @@ bool run_thin(const plan_geometry& g, const plane_geometry& p, const tile_kernel
           // row's stage so that the carried bytes fit before it.
           unsigned char* const d0 = out_item + (s0 + u0) * row_bytes_a_unit;
           unsigned char* const base = stage + line + reinterpret_cast<std::uintptr_t>(d0) % line;
-          if (aos) {
-            if (!vec) k.tile(src + (s0 + u0) * p.in_rs, p.in_rs, base, stage_rs, pl, kk, p.words, nullptr);
-            else if (deinterleave_net != nullptr) deinterleave_net(src + (s0 + u0) * p.in_rs, base, stage_rs, pl, false);
-            else isa.deinterleave[lg](src + (s0 + u0) * p.in_rs, base, stage_rs, pl, kk, false);
-          } else {
-            if (!vec) k.tile(src + (s0 + u0) * p.unit, p.in_rs, base, p.out_rs, kk, pl, p.words, nullptr);
-            else if (interleave_net != nullptr) interleave_net(src + (s0 + u0) * p.unit, p.in_rs, base, pl, false);
-            else isa.interleave[lg](src + (s0 + u0) * p.unit, p.in_rs, base, pl, kk, false);
-          }
+          move(src, s0 + u0, pl, vec, base, stage_rs, false);
           unsigned char* const next_base =
               stage + line + reinterpret_cast<std::uintptr_t>(d0 + pl * row_bytes_a_unit) % line;
           for (std::int64_t r = 0; r < out_rows; ++r) {

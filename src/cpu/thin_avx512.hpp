@@ -83,26 +83,34 @@ inline void store_vec(unsigned char* p, __m512i v, bool stream) {
 template <int U>
 constexpr int thin_granule = U > 8 ? 8 : U;
 
-template <int U>
-void deinterleave(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n, std::int64_t k,
-                  bool stream) {
-  constexpr int P = thin_granule<U>, L = U / P, E = 64 / U;  // granule, granules a unit, units a vector
-  // The plan depends on k only: kept by the thread between calls (callers may stage a chunk in short pieces).
+// thin_plan for k, kept by the calling thread between calls (callers stage a chunk in short pieces, a call each:
+// run_thin) and rebuilt when k changes; one cache per call site (each passes its own lambda type). The kernels'
+// loops read the k x pairs entries copied into their own arrays: read from the thread-local ones, the loops ran
+// 25-35 % slower (their addresses are not kept in registers across the stores).
+template <int P, class Pos>
+inline void cached_thin_plan(std::int64_t k, const Pos& pos, __m512i (&idx)[thin_k_max][thin_k_max / 2 + 1],
+                             __mmask64 (&mask)[thin_k_max][thin_k_max / 2 + 1]) {
   alignas(64) thread_local __m512i plan_idx[thin_k_max][thin_k_max / 2 + 1];
   thread_local __mmask64 plan_mask[thin_k_max][thin_k_max / 2 + 1];
   thread_local std::int64_t planned_k = 0;
   if (planned_k != k) {
-    // Output vector o, granule lane i: unit i / L of the vector, its unit index (i / L) k + o in the group.
-    thin_plan<P>(k, [k](std::int64_t o, std::int64_t i) { return ((i / L) * k + o) * L + i % L; }, plan_idx, plan_mask);
+    thin_plan<P>(k, pos, plan_idx, plan_mask);
     planned_k = k;
   }
-  // The loop reads a local copy (thread-local arrays in the loop ran 25-35 % slower: their addresses are not
-  // kept in registers across the stores).
+  const std::int64_t pairs = (k + 1) / 2;
+  for (std::int64_t o = 0; o < k; ++o)
+    for (std::int64_t q = 0; q < pairs; ++q) idx[o][q] = plan_idx[o][q], mask[o][q] = plan_mask[o][q];
+}
+
+template <int U>
+void deinterleave(const unsigned char* in, unsigned char* out, std::int64_t out_rs, std::int64_t n, std::int64_t k,
+                  bool stream) {
+  constexpr int P = thin_granule<U>, L = U / P, E = 64 / U;  // granule, granules a unit, units a vector
+  // Output vector o, granule lane i: unit i / L of the vector, its unit index (i / L) k + o in the group.
   const std::int64_t pairs = (k + 1) / 2;
   __m512i idx[thin_k_max][thin_k_max / 2 + 1];
   __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
-  for (std::int64_t o = 0; o < k; ++o)
-    for (std::int64_t q = 0; q < pairs; ++q) idx[o][q] = plan_idx[o][q], mask[o][q] = plan_mask[o][q];
+  cached_thin_plan<P>(k, [k](std::int64_t o, std::int64_t i) { return ((i / L) * k + o) * L + i % L; }, idx, mask);
   __m512i src[thin_k_max + 1];
   for (std::int64_t r = 0; r < n; r += E) {
     const unsigned char* g = in + r * k * U;
@@ -119,25 +127,17 @@ template <int U>
 void interleave(const unsigned char* in, std::int64_t in_rs, unsigned char* out, std::int64_t n, std::int64_t k,
                 bool stream) {
   constexpr int P = thin_granule<U>, L = U / P, E = 64 / U;
-  alignas(64) thread_local __m512i plan_idx[thin_k_max][thin_k_max / 2 + 1];
-  thread_local __mmask64 plan_mask[thin_k_max][thin_k_max / 2 + 1];
-  thread_local std::int64_t planned_k = 0;
   // Output vector o, granule lane i is granule i % L of unit m = o * E + i / L of the group: input row m % k,
   // column m / k, i.e. unit m / k of source vector m % k, at unit (m % k) * E + m / k of the sources.
-  if (planned_k != k) {
-    thin_plan<P>(k,
-                 [k](std::int64_t o, std::int64_t i) {
-                   const std::int64_t m = o * E + i / L;
-                   return ((m % k) * E + m / k) * L + i % L;
-                 },
-                 plan_idx, plan_mask);
-    planned_k = k;
-  }
   const std::int64_t pairs = (k + 1) / 2;
-  __m512i idx[thin_k_max][thin_k_max / 2 + 1];  // a local copy, as deinterleave's
+  __m512i idx[thin_k_max][thin_k_max / 2 + 1];
   __mmask64 mask[thin_k_max][thin_k_max / 2 + 1];
-  for (std::int64_t o = 0; o < k; ++o)
-    for (std::int64_t q = 0; q < pairs; ++q) idx[o][q] = plan_idx[o][q], mask[o][q] = plan_mask[o][q];
+  cached_thin_plan<P>(k,
+                      [k](std::int64_t o, std::int64_t i) {
+                        const std::int64_t m = o * E + i / L;
+                        return ((m % k) * E + m / k) * L + i % L;
+                      },
+                      idx, mask);
   __m512i src[thin_k_max + 1];
   for (std::int64_t c = 0; c < n; c += E) {
     for (std::int64_t v = 0; v < k; ++v) src[v] = _mm512_loadu_si512(in + v * in_rs + c * U);
