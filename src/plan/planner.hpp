@@ -35,6 +35,12 @@ canonical_form canonicalize(const normalized_problem& n);
 /// Chooses the algorithm and its geometry for a canonical form (DESIGN §2).
 result<plan_geometry> select(const canonical_form& c);
 
+/// A rows geometry whose rows are the units of a 2-D transpose of the other axes (a batch axis contiguous in
+/// units on each side, different ones) as that transpose2d (tile sides grown as select grows them), or
+/// algo == rows when there is none. Same byte map. select keeps rows of more than 128 bytes as rows (the CPU
+/// moves them best that way); the GPU's wide tiles take them as units (dispatch/wide.cu).
+plan_geometry rows_as_transpose(const plan_geometry& g);
+
 /// The plain 2-D form of a transpose2d geometry with compound sides: every axis of a side but its fastest
 /// becomes a batch axis. Same byte map; for executors (or tile shapes) that take one axis a side.
 plan_geometry flatten_sides(const plan_geometry& g);

@@ -119,6 +119,29 @@ plan_geometry tiled(const canonical_form& c, int ro, int ci, std::int64_t unit, 
 
 }  // namespace
 
+plan_geometry rows_as_transpose(const plan_geometry& g) {
+  if (g.algo != algorithm::rows || g.batch_rank < 2 || g.batch_rank + 1 > max_canonical_rank) return g;
+  // The canonical form back: the batch axes in their (output) order, then the row as a unit-stride axis.
+  canonical_form c{};
+  c.word_bytes = g.word_bytes;
+  c.rank = g.batch_rank + 1;
+  for (int i = 0; i < g.batch_rank; ++i) {
+    c.extent[i] = g.batch_extent[i];
+    c.in_stride[i] = g.batch_in_stride[i];
+    c.out_stride[i] = g.batch_out_stride[i];
+  }
+  const int row = g.batch_rank;
+  c.extent[row] = g.elem_words;
+  c.in_stride[row] = c.out_stride[row] = 1;
+  const std::int64_t n = g.elem_words;
+  const int r2 = find_unit_axis(c, c.out_stride, n, row);
+  const int c2 = find_unit_axis(c, c.in_stride, n, row);
+  if (r2 < 0 || c2 < 0 || r2 == c2) return g;
+  std::array<bool, max_canonical_rank> used{};
+  used[row] = true;
+  return tiled(c, r2, c2, n, used);
+}
+
 plan_geometry flatten_row_side(const plan_geometry& g) {
   if (g.row_rank <= 1) return g;
   plan_geometry f = g;

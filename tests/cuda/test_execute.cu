@@ -166,6 +166,45 @@ TEST(Transpose2d, Gather16WideRowsForUnitsUpTo128Bytes) {
   check(problem{{6, 5, 6, 3, 20, 9}, {4, 2, 0, 1, 3, 5}, 8, {}, {}}, 0, 8);
 }
 
+TEST(Transpose2d, WideUnitsMovedWholeInChunks) {
+  // Units of >= 32 bytes on an 8-byte grid take the wide tiles (kernels/wide.cuh): 16- and 8-byte chunks (the
+  // pointers' shift and the unit set the grid), partial tiles on both sides, balanced tile sides, a batch,
+  // pitched views, compound sides; on a 4-byte grid or finer they go on to gather16.
+  for (std::int64_t e : {32, 36, 40, 44, 48, 64, 80, 96, 100, 128}) {
+    check(problem{{211, 173}, {1, 0}, e, {}, {}});
+    check(problem{{211, 173}, {1, 0}, e, {}, {}}, 8, 24);
+    check(problem{{37, 45}, {1, 0}, e, {}, {}}, 4, 12);
+    check(problem{{61, 3}, {1, 0}, e, {}, {}}, 0, 4);
+    check(problem{{2, 97}, {1, 0}, e, {}, {}}, 4, 0);
+  }
+  check(problem{{211, 173}, {1, 0}, 40, {}, {}}, 3, 5);  // 1-byte grid: gather16
+  check(problem{{1003, 911}, {1, 0}, 48, {1010, 1}, {1009, 1}}, 16, 8);
+  check(problem{{7, 130, 90}, {0, 2, 1}, 40, {}, {}}, 8, 0);
+  check(problem{{40, 26, 35, 45, 40}, {0, 3, 1, 2, 4}, 1, {}, {}}, 0, 8);  // 40-byte units, a batch
+  check(problem{{5, 3, 40, 7, 30, 11}, {3, 0, 4, 1, 2, 5}, 4, {}, {}}, 4, 0);  // 44-byte units, compound sides
+  check(problem{{6, 5, 6, 3, 20, 9}, {4, 2, 0, 1, 3, 5}, 8, {}, {}}, 0, 8);   // 72-byte units, compound sides
+}
+
+TEST(Transpose2d, RowsThatAreTheUnitsOfATransposeTakeWideTiles) {
+  // Rows of 129-4096 bytes (the planner's rows) that are the units of a 2-D transpose of the other axes
+  // (rows_as_transpose): attention heads [B, S, H, D] -> [B, H, S, D], 3-D (1, 0, 2), tiles of a few 4 KiB
+  // units, shifted (8-byte chunks) and pitched views, batch axes between the sides; rows that are not such
+  // units, longer ones, or rows off the 8-byte grid stay on the rows kernels.
+  check(problem{{3, 130, 12, 64}, {0, 2, 1, 3}, 2, {}, {}});
+  check(problem{{3, 130, 12, 64}, {0, 2, 1, 3}, 2, {}, {}}, 8, 4);
+  check(problem{{2, 77, 5, 128}, {0, 2, 1, 3}, 4, {}, {}}, 8, 16);
+  check(problem{{2, 77, 5, 128}, {0, 2, 1, 3}, 4, {}, {}}, 4, 0);  // 4-byte grid: rows
+  check(problem{{13, 2000, 33}, {1, 0, 2}, 4, {}, {}});
+  for (std::int64_t row : {34, 40, 130, 1024, 4096}) check(problem{{19, 23, row}, {1, 0, 2}, 4, {}, {}}, 0, 8);
+  for (std::int64_t row : {33, 47, 1000}) check(problem{{19, 23, row}, {1, 0, 2}, 4, {}, {}}, 0, 4);  // rows
+  check(problem{{5, 7, 4100}, {1, 0, 2}, 4, {}, {}});  // 16400-byte rows: rows kernel
+  check(problem{{31, 29, 65}, {1, 0, 2}, 4, {}, {}}, 2, 6);  // 2-byte grid: rows_shift16
+  check(problem{{6, 50, 4, 70}, {2, 1, 0, 3}, 4, {}, {}});  // a batch axis between the sides
+  check(problem{{50, 6, 40, 70}, {2, 1, 0, 3}, 4, {}, {}}, 8, 0);
+  check(problem{{3, 4, 50}, {1, 0, 2}, 4, {8 * 50 + 10, 50 + 2, 1}, {}}, 0, 0);  // pitched input
+  check(problem{{4, 53, 35, 45, 40}, {0, 3, 1, 2, 4}, 4, {}, {}});  // the N-d suite's 160-byte rows, 53 MB
+}
+
 TEST(Transpose2d, ByteTilesOf512ThreadsOnProblemsOfL2Size) {
   // 8-byte aligned 1-byte problems of >= 48 MiB take vec8's 256 x 128-byte tiles (transpose2d_tile8_wide_policy):
   // partial tiles on both sides, a batch, compound sides, shifted pointers.

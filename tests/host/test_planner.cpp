@@ -194,6 +194,16 @@ bool check_plan(const problem& p, const std::string& context) {
     EXPECT_EQ(absorbed.col_out_stride[absorbed.col_rank - 1], absorbed.out_ld) << where;
     EXPECT_TRUE(geometry_map(absorbed) == problem_map(p)) << "absorb_nested_batch changes the byte map: " << where;
   }
+  if (g.algo == algorithm::rows) {
+    // The GPU's wide tiles: rows that are the units of a 2-D transpose, as that transpose (same byte map).
+    const xpose::plan_geometry t = xpose::detail::rows_as_transpose(g);
+    if (t.algo == algorithm::transpose2d) {
+      EXPECT_EQ(t.elem_words, g.elem_words) << where;
+      EXPECT_TRUE(geometry_map(t) == problem_map(p)) << "rows_as_transpose changes the byte map: " << where;
+    } else {
+      EXPECT_EQ(t.algo, algorithm::rows) << where;
+    }
+  }
   EXPECT_NE(printed.str().find(xpose::to_string(g.algo)), std::string::npos) << where;
 
   // The maps: problem == canonical form == geometry.
@@ -480,6 +490,24 @@ TEST(Planner, PermutationKeepingTheLastAxisIsRows) {
   EXPECT_EQ(g.batch_in_stride[1], 100);
   EXPECT_EQ(g.batch_out_stride[0], 75);
   EXPECT_EQ(g.batch_out_stride[1], 25);
+}
+
+TEST(Planner, RowsThatAreUnitsOfATransposeCanBeTiledAsSuch) {
+  // Attention heads [B, S, H, D] -> [B, H, S, D] (fp16, D = 128: 256-byte rows) are rows to the planner; as
+  // the GPU's wide tiles see them, an S x H transpose of 256-byte units batched over B.
+  const xpose::plan plan = plan_of({{4, 2048, 32, 128}, {0, 2, 1, 3}, 2, {}, {}});
+  ASSERT_EQ(plan.algo(), algorithm::rows);
+  const xpose::plan_geometry t = xpose::detail::rows_as_transpose(plan.geometry());
+  ASSERT_EQ(t.algo, algorithm::transpose2d);
+  EXPECT_EQ(t.elem_words * t.word_bytes, 256);
+  EXPECT_EQ(t.rows, 2048);
+  EXPECT_EQ(t.cols, 32);
+  EXPECT_FALSE(t.compound());
+  ASSERT_EQ(t.batch_rank, 1);
+  EXPECT_EQ(t.batch_extent[0], 4);
+  // Rows that only a batch of rows fits (a copy of two axes that keeps their order) stay rows.
+  const xpose::plan_geometry kept = xpose::detail::rows_as_transpose(plan_of({{3, 4, 50}, {0, 1, 2}, 4, {40 * 50, 50, 1}, {}}).geometry());
+  EXPECT_EQ(kept.algo, algorithm::rows);
 }
 
 TEST(Planner, ShortRowsOfATwoDimensionalTransposeBecomeUnits) {

@@ -128,6 +128,11 @@ bool pixel48_applies(std::int64_t unit_bytes);
 /// batch strides are 16-byte multiples.
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
 
+/// wide (dispatch/wide.cu): transpose2d of units of >= wide_min_unit_bytes whose pointers, strides and unit size
+/// are 4-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.
+status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
+                       const device_info& dev, bool& launched);
+
 /// bulk (dispatch/bulk.cu): plain 2-D (or singly batched) transposes whose input tiles the copy engine stages
 /// (sm_90 and later; input 16-byte aligned). bulk8: 1-byte units, output 8-byte aligned; bulk16: 2-, 4- and
 /// 8-byte units, output 16-byte aligned. Each returns false, launching nothing, when the problem or the device

@@ -1,10 +1,14 @@
-// rows dispatch: the widest chunk (16, 8, 4, 2, 1 bytes) dividing the row length, both base pointers and
-// every batch stride -> rows_kernel<chunk> (kernels/rows.cuh); when that is < 16 and rows are >= 64 bytes,
-// rows_shift16_kernel (16-byte accesses realigned in registers) instead.
+// rows dispatch: rows of <= wide_max_row_bytes that are the units of a 2-D transpose of the other axes
+// (rows_as_transpose) -> wide tiles (dispatch/wide.cu) when they take them; otherwise the widest chunk (16, 8,
+// 4, 2, 1 bytes) dividing the row length, both base pointers and every batch stride -> rows_kernel<chunk>
+// (kernels/rows.cuh); when that is < 16 and rows are >= 64 bytes, rows_shift16_kernel (16-byte accesses
+// realigned in registers) instead.
 #include <algorithm>
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/rows.cuh"
+#include "cuda/tuning/wide.hpp"
+#include "plan/planner.hpp"
 #include "plan/span.hpp"
 
 namespace xpose::detail {
@@ -32,6 +36,14 @@ status launch_rows(const plan_geometry& g, const void* d_in, void* d_out, cudaSt
                    const device_info& dev) {
   const std::int64_t wb = g.word_bytes;
   const auto row_bytes = static_cast<std::uint64_t>(g.elem_words * wb);
+  // Rows that are the units of a 2-D transpose of the other axes (a permutation keeping its fastest axis:
+  // [B, S, H, D] -> [B, H, S, D]): the wide tiles read and write runs of several rows on both sides.
+  if (row_bytes <= wide_max_row_bytes) {
+    const plan_geometry t = rows_as_transpose(g);
+    bool launched = false;
+    if (t.algo == algorithm::transpose2d)
+      if (status s = try_launch_wide(t, d_in, d_out, stream, dev, launched); !s || launched) return s;
+  }
   if (g.batch_rank > rows_max_batch_rank) return status(status_code::internal, "rows: batch rank too large");
   rows_params p{};
   p.in = static_cast<const unsigned char*>(d_in);

@@ -1,6 +1,8 @@
 // transpose2d dispatch: run-time facts (unit size, pointer/pitch alignment) -> a compile-time instantiation
 // of kernels/transpose2d.cuh, tuned by tuning/transpose2d.hpp.
 //
+//   units of >= 32 bytes, every pointer, stride and the unit on the 8-byte grid, any sides or batch
+//                                                                                -> wide<G> (dispatch/wide.cu)
 //   n x k or k x n, k <= 16 units, the k-unit rows contiguous, unit in {1,2,4,8,16} -> skinny16<unit, k, dir>
 //     (dispatch/skinny16.cu); unit in {3,5,6,7,10,12,14}, k <= 40 (k x n: unless pixel48 fills >= 60 % of its
 //     rows)                                                                      -> skinny_odd<unit, dir>
@@ -46,6 +48,7 @@
 #include "cuda/tuning/bulk.hpp"
 #include "cuda/tuning/pixel48.hpp"
 #include "cuda/tuning/skinny16.hpp"
+#include "cuda/tuning/wide.hpp"
 #include "plan/box.hpp"
 #include "plan/planner.hpp"
 #include "plan/span.hpp"
@@ -442,6 +445,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                           const device_info& dev) {
   const std::int64_t wb = planned.word_bytes;
   const std::int64_t unit = planned.elem_words * wb;
+  // Wide units (a kept fastest axis, >= 32 bytes) on a 4-byte grid: wide tiles, whole chunks moved without a
+  // stage (dispatch/wide.cu).
+  if (unit >= wide_min_unit_bytes) {
+    bool launched = false;
+    if (status s = try_launch_wide(planned, d_in, d_out, stream, dev, launched); !s || launched) return s;
+  }
   if (unit > gather16_max_unit) return status(status_code::internal, "transpose2d unit larger than 128 bytes");
   // Compound sides run in vec16 / gather16 (both sides >= 16 units of <= 16 bytes) or in words (rectangular
   // tiles: a short side whole, the other long), never in skinny / batched_flat, which take one axis a side.
