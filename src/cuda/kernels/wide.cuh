@@ -5,7 +5,8 @@
 // A unit is K = U / G chunks of G bytes (G = 16 or 8: the alignment of every pointer, stride and U), and a
 // chunk lands whole in one output chunk: no shared-memory stage, no register permute. A block takes a tile of
 // tile_rows x tile_cols units (wide_tile, at most wide_policy::tile_bytes) and its threads its chunks in output
-// order, each thread wide_policy::chunks(G) of them, all loads issued before the stores:
+// order, each thread wide_policy::chunks(G) of them, all loads issued before the stores (8-byte chunks: the store
+// addresses computed again rather than held, wide_policy::lean):
 //
 //   chunk i -> output row c = i / (tile_rows K), unit r = (i mod tile_rows K) / K, chunk k = i mod K
 //   load  in  + in_row(r0 + r) + (c0 + c) U + k G        (a warp: K consecutive chunks a unit, whole units)
@@ -49,6 +50,7 @@ template <int G, bool Compound>
 __global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_kernel(const wide_params p) {
   using word = typename word_type<G>::type;
   constexpr int threads = wide_policy::threads, P = wide_policy::chunks(G);
+  constexpr bool Lean = wide_policy::lean(G);
   constexpr int max_side = wide_policy::max_side;
   __shared__ std::int64_t side_off[Compound ? 2 * max_side : 1];  // rows' input offsets, then columns' output
   const unsigned K = p.unit_chunks;
@@ -79,26 +81,46 @@ __global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_kernel(
     const unsigned n = nc * line_chunks;
     word v[P];
     unsigned char* o[P];
+    // Chunk i's output row, unit and chunk (Lean: computed again for the stores instead of holding P pointers).
+    const auto where = [&](unsigned i, unsigned& c, unsigned& r, unsigned& k) {
+      c = p.line_div.div(i);
+      const unsigned rem = i - c * line_chunks;
+      r = p.unit_div.div(rem);
+      k = rem - r * K;
+    };
 #pragma unroll
     for (int j = 0; j < P; ++j) {
       const unsigned i = threadIdx.x + j * threads;
-      o[j] = nullptr;
+      if (!Lean) o[j] = nullptr;
       if (i < n) {
-        const unsigned c = p.line_div.div(i);
-        const unsigned rem = i - c * line_chunks;
-        const unsigned r = p.unit_div.div(rem);
-        const unsigned k = rem - r * K;
+        unsigned c, r, k;
+        where(i, c, r, k);
         if (r < nr) {
           const std::int64_t in_row = Compound ? side_off[r] : static_cast<std::int64_t>(r) * p.in_ld;
-          const std::int64_t out_col = Compound ? side_off[max_side + c] : static_cast<std::int64_t>(c) * p.out_ld;
           v[j] = __ldg(reinterpret_cast<const word*>(src + in_row + c * U + k * G));
-          o[j] = dst + out_col + r * U + k * G;
+          if (!Lean) {
+            const std::int64_t out_col = Compound ? side_off[max_side + c] : static_cast<std::int64_t>(c) * p.out_ld;
+            o[j] = dst + out_col + r * U + k * G;
+          }
         }
       }
     }
 #pragma unroll
-    for (int j = 0; j < P; ++j)
-      if (o[j] != nullptr) *reinterpret_cast<word*>(o[j]) = v[j];
+    for (int j = 0; j < P; ++j) {
+      if (Lean) {
+        const unsigned i = threadIdx.x + j * threads;
+        if (i < n) {
+          unsigned c, r, k;
+          where(i, c, r, k);
+          if (r < nr) {
+            const std::int64_t out_col = Compound ? side_off[max_side + c] : static_cast<std::int64_t>(c) * p.out_ld;
+            *reinterpret_cast<word*>(dst + out_col + r * U + k * G) = v[j];
+          }
+        }
+      } else if (o[j] != nullptr) {
+        *reinterpret_cast<word*>(o[j]) = v[j];
+      }
+    }
   }
 }
 
