@@ -974,6 +974,18 @@ TEST(Large, FourByteTransposeOfMoreThan2Pow31ElementsIsVerifiedByTheOracle) {
   check_large_with_oracle(p);
 }
 
+TEST(Large, WideUnitsOfMoreThan2Pow31ElementsAreVerifiedByTheOracle) {
+  // The wide tiles past 2^31 elements: fp16 attention heads [4, 131073, 32, 128] -> [4, 32, 131073, 128]
+  // (256-byte rows taken as units, 16-byte chunks, 8.6 GB each way) and u8 120-byte units of a batched
+  // 7420 x 45 transpose (8-byte chunks, 2.2 GB each way).
+  const problem heads{{4, 131073, 32, 128}, {0, 2, 1, 3}, 2, {}, {}};
+  ASSERT_GT(std::int64_t{4} * 131073 * 32 * 128, std::int64_t{1} << 31);
+  check_large_with_oracle(heads);
+  const problem bytes{{56, 7420, 45, 120}, {0, 2, 1, 3}, 1, {}, {}};
+  ASSERT_GT(std::int64_t{56} * 7420 * 45 * 120, std::int64_t{1} << 31);
+  check_large_with_oracle(bytes);
+}
+
 TEST(PermuteNd, BoxTablesPerElementAndPerRunOnLargeProblems) {
   // box_kernel's tables per element (large problems), per run with more blocks (single-stage boxes with little
   // in flight), per run at the per-element block count (small problems; the box tests above): tuning/box.hpp,

@@ -492,20 +492,20 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   std::uint64_t out_align_bits = reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(p.out_ld);
   // The input's strides alone (every row's phase relative to the first's).
   std::uint64_t in_stride_bits = static_cast<std::uint64_t>(p.in_ld);
-  for (int i = 0; i < g.batch_rank; ++i) in_stride_bits |= static_cast<std::uint64_t>(g.batch_in_stride[i] * wb);
-  for (int k = 0; k < g.row_rank; ++k) in_stride_bits |= static_cast<std::uint64_t>(g.row_in_stride[k] * wb);
   for (int i = 0; i < g.batch_rank; ++i) {
     p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
     p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
     p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
     align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
     out_align_bits |= static_cast<std::uint64_t>(p.batch.out_stride[i]);
+    in_stride_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]);
   }
   p.row_map.rank = g.row_rank;
   for (int k = 0; k < g.row_rank; ++k) {
     p.row_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.row_extent[k]));
     p.row_map.stride[k] = g.row_in_stride[k] * wb;
     align_bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
+    in_stride_bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
   }
   p.col_map.rank = g.col_rank;
   for (int k = 0; k < g.col_rank; ++k) {
