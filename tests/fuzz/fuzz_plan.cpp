@@ -46,9 +46,11 @@
 
 #include "common/box_simulation.hpp"
 #include "common/reference.hpp"
+#include "cpu/cpu_executor.hpp"
 #include "cpu/cpu_features.hpp"
 #include "cpu/inplace_cpu.hpp"
 #include "plan/inplace.hpp"
+#include "plan/planner.hpp"
 #include "xpose/xpose.h"
 #include "xpose/xpose.hpp"
 
@@ -192,6 +194,21 @@ void run_small(const problem& p, const xpose::plan& plan, int threads, std::int6
     if (!err.empty()) fail(p, err);
     if (!std::equal(boxed.begin(), boxed.end(), expected.begin() + out_skew))
       fail(p, "box tiles move bytes elsewhere than the reference");
+  }
+  // The GPU's wide tiles take the rows that are the units of a transpose as that transpose
+  // (rows_as_transpose): the same byte map, checked here through the CPU executor on a fresh poisoned output.
+  if (threads >= 0 && plan.algo() == xpose::algorithm::rows) {
+    const xpose::plan_geometry t = xpose::detail::rows_as_transpose(plan.geometry());
+    if (t.algo == xpose::algorithm::transpose2d) {
+      exact_buffer out_t(out_skew, out_span);
+      for (std::int64_t i = 0; i < out_t.size(); ++i) out_t.bytes[i] = static_cast<unsigned char>(0xA5 ^ (i * 29));
+      if (const xpose::status st = xpose::detail::cpu_execute(t, in.view(), out_t.view(), threads); !st)
+        fail(p, "the rows' transpose form failed: " + text(st));
+      if (!std::equal(expected.begin(), expected.end(), out_t.bytes.get()))
+        fail(p, "rows_as_transpose moves bytes elsewhere than the reference");
+    } else if (t.algo != xpose::algorithm::rows) {
+      fail(p, "rows_as_transpose gave neither rows nor transpose2d");
+    }
   }
   for (std::int64_t i = 0; i < out.size(); ++i) {
     if (out.bytes[i] != expected[i]) {
