@@ -5,7 +5,7 @@
 // units of a 2-D transpose (rows_as_transpose); what it declines (a 4-byte grid or finer, too many axes) goes on
 // to gather16 or to the rows kernels.
 #include <algorithm>
-#include <cmath>
+#include <cstdlib>
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/wide.cuh"
@@ -14,24 +14,6 @@
 namespace xpose::detail {
 
 namespace {
-
-// Near-square tiles of at most `budget` units, sides within the matrix, then balanced so that a side's last
-// tile is not a sliver: runs of tile_cols U bytes in the input rows and tile_rows U in the output rows.
-void wide_tile(std::int64_t rows, std::int64_t cols, std::int64_t budget, unsigned& tile_rows, unsigned& tile_cols) {
-  const std::int64_t side_max = wide_policy::max_side;
-  const auto balance = [](std::int64_t extent, std::int64_t side) {
-    const std::int64_t tiles = (extent + side - 1) / side;
-    return (extent + tiles - 1) / tiles;
-  };
-  const auto s = static_cast<std::int64_t>(std::sqrt(static_cast<double>(budget)));
-  std::int64_t tc = std::clamp<std::int64_t>(s, 1, std::min(cols, side_max));
-  std::int64_t tr = std::clamp<std::int64_t>(budget / tc, 1, std::min(rows, side_max));
-  tc = std::clamp<std::int64_t>(budget / tr, 1, std::min(cols, side_max));  // a short matrix leaves room
-  tc = balance(cols, tc);
-  tr = balance(rows, std::clamp<std::int64_t>(budget / tc, 1, std::min(rows, side_max)));
-  tile_rows = static_cast<unsigned>(tr);
-  tile_cols = static_cast<unsigned>(tc);
-}
 
 template <int G>
 status launch(wide_params p, bool compound, cudaStream_t stream) {
@@ -48,6 +30,23 @@ status launch(wide_params p, bool compound, cudaStream_t stream) {
   if (compound) transpose2d_wide_kernel<G, true><<<grid, wide_policy::threads, 0, stream>>>(p);
   else transpose2d_wide_kernel<G, false><<<grid, wide_policy::threads, 0, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_wide launch");
+  return status::ok();
+}
+
+template <int W>
+status launch_gather(wide_params p, bool compound, cudaStream_t stream) {
+  wide_gather_tile(p.rows, p.cols, p.unit_bytes, p.tile_rows, p.tile_cols);
+  p.unit_chunks = wide_gather_row_chunks(p.tile_rows * p.unit_bytes);
+  const std::int64_t tr = ceil_div(p.rows, p.tile_rows), tc = ceil_div(p.cols, p.tile_cols);
+  p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
+  p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
+  p.tiles_total = tr * tc * p.tiles_total;  // the batch count on entry
+  p.line_div = div32(p.unit_chunks);
+  p.unit_div = div32(static_cast<unsigned>(p.unit_bytes));
+  const unsigned grid = grid_for(p.tiles_total);
+  if (compound) transpose2d_wide_gather_kernel<W, true><<<grid, wide_policy::threads, 0, stream>>>(p);
+  else transpose2d_wide_gather_kernel<W, false><<<grid, wide_policy::threads, 0, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_wide_gather launch");
   return status::ok();
 }
 
@@ -93,10 +92,17 @@ status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cu
     bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
   }
   const std::uint64_t chunk = bits == 0 ? 16 : std::min<std::uint64_t>(lowbit(bits), 16);
-  if (chunk < wide_min_chunk_bytes || unit > wide_policy::tile_bytes(static_cast<int>(chunk))) return status::ok();
   p.tiles_total = g.batch_count();
-  launched = true;
   const bool compound = g.compound();
+  static const bool exp_gather = !(std::getenv("XPOSE_EXP_GATHER") && std::getenv("XPOSE_EXP_GATHER")[0] == '0');  // EXPERIMENT
+  if (exp_gather && chunk < wide_min_chunk_bytes && unit <= wide_policy::gather_tile_bytes / 4) {  // EXPERIMENT
+    launched = true;
+    return chunk >= 4 ? launch_gather<4>(p, compound, stream)
+           : chunk == 2 ? launch_gather<2>(p, compound, stream)
+                        : launch_gather<1>(p, compound, stream);
+  }
+  if (chunk < wide_min_chunk_bytes || unit > wide_policy::tile_bytes(static_cast<int>(chunk))) return status::ok();
+  launched = true;
   return chunk == 16 ? launch<16>(p, compound, stream) : launch<8>(p, compound, stream);
 }
 

@@ -26,6 +26,7 @@
 
 #include "cuda/index_math.hpp"
 #include "cuda/kernels/transpose2d.cuh"  // word_type, transpose2d_max_side_rank / batch rank
+#include "cuda/kernels/wide_gather_chunk.hpp"
 #include "cuda/tuning/wide.hpp"
 
 namespace xpose::detail {
@@ -119,6 +120,77 @@ __global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_kernel(
         }
       } else if (o[j] != nullptr) {
         *reinterpret_cast<word*>(o[j]) = v[j];
+      }
+    }
+  }
+}
+
+/// Units off the 8-byte grid (>= wide_min_unit_bytes, on a W-byte grid): each thread a 16-byte chunk of a
+/// tile's output row on the output's own 16-byte grid (p.unit_chunks = chunk slots a row), gathered word by
+/// word from the units it overlaps (wide_gather_chunk), stored whole inside the row and word by word at its
+/// two ends (the neighbouring tiles own the chunk's other bytes). p.line_div divides by the slots a row,
+/// p.unit_div by U.
+template <int W, bool Compound>
+__global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_gather_kernel(const wide_params p) {
+  using word = typename word_type<W>::type;
+  constexpr int threads = wide_policy::threads, P = wide_policy::gather_chunks;
+  constexpr int max_side = wide_policy::max_side;
+  constexpr unsigned full = (1u << (16 / W)) - 1u;
+  __shared__ std::int64_t side_off[Compound ? 2 * max_side : 1];
+  const unsigned Q = p.unit_chunks;
+  const auto U = static_cast<unsigned>(p.unit_bytes);
+  for (std::int64_t t = blockIdx.x; t < p.tiles_total; t += gridDim.x) {
+    std::uint64_t tc = 0, tr = 0;
+    const std::uint64_t b = p.tiles_r.divmod(p.tiles_c.divmod(static_cast<std::uint64_t>(t), tc), tr);
+    std::int64_t in_off = 0, out_off = 0;
+    p.batch.offsets(b, in_off, out_off);
+    const std::int64_t r0 = static_cast<std::int64_t>(tr) * p.tile_rows;
+    const std::int64_t c0 = static_cast<std::int64_t>(tc) * p.tile_cols;
+    const unsigned nr = static_cast<unsigned>(p.rows - r0 < p.tile_rows ? p.rows - r0 : p.tile_rows);
+    const unsigned nc = static_cast<unsigned>(p.cols - c0 < p.tile_cols ? p.cols - c0 : p.tile_cols);
+    const unsigned char* src = p.in + in_off + c0 * p.unit_bytes;
+    unsigned char* dst = p.out + out_off + r0 * p.unit_bytes;
+    if constexpr (Compound) {
+      __syncthreads();  // the previous tile's readers of side_off are done
+      for (unsigned i = threadIdx.x; i < nr; i += threads)
+        side_off[i] = p.row_map.offset(static_cast<std::uint64_t>(r0 + i));
+      for (unsigned i = threadIdx.x; i < nc; i += threads)
+        side_off[max_side + i] = p.col_map.offset(static_cast<std::uint64_t>(c0 + i));
+      __syncthreads();
+    } else {
+      src += r0 * p.in_ld;
+      dst += c0 * p.out_ld;
+    }
+    const unsigned len = nr * U, n = nc * Q;
+    wide_chunk ch[P];
+    unsigned char* at[P];
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      const unsigned i = threadIdx.x + j * threads;
+      ch[j].valid = 0;
+      at[j] = nullptr;
+      if (i < n) {
+        const unsigned c = p.line_div.div(i);
+        const unsigned q = i - c * Q;
+        unsigned char* seg = dst + (Compound ? side_off[max_side + c] : static_cast<std::int64_t>(c) * p.out_ld);
+        const auto phase = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(seg) & 15);
+        const unsigned char* s = src + static_cast<std::int64_t>(c) * p.unit_bytes;
+        ch[j] = wide_gather_chunk<W>(phase, len, q, U, p.unit_div, [&](unsigned r, unsigned byte) -> std::uint32_t {
+          const std::int64_t in_row = Compound ? side_off[r] : static_cast<std::int64_t>(r) * p.in_ld;
+          return __ldg(reinterpret_cast<const word*>(s + in_row + byte));
+        });
+        at[j] = seg - phase + 16 * q;
+      }
+    }
+#pragma unroll
+    for (int j = 0; j < P; ++j) {
+      if (ch[j].valid == full) {
+        *reinterpret_cast<uint4*>(at[j]) = make_uint4(ch[j].w[0], ch[j].w[1], ch[j].w[2], ch[j].w[3]);
+      } else if (ch[j].valid != 0) {
+#pragma unroll
+        for (unsigned k = 0; k < 16 / W; ++k)
+          if (ch[j].valid >> k & 1u)
+            *reinterpret_cast<word*>(at[j] + k * W) = static_cast<word>(ch[j].w[k * W / 4] >> (8 * ((k * W) % 4)));
       }
     }
   }

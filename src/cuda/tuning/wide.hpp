@@ -3,6 +3,10 @@
 // channels, 3-D permutations that leave the last axis in place), copied in G-byte chunks, G = 16, 8 or 4.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 namespace xpose::detail {
 
 struct wide_policy {
@@ -18,6 +22,9 @@ struct wide_policy {
   /// 64x700x300x5 0.884 / 0.945 / 0.923, 56- and 72-byte units 0.81-0.83 in all three. 16-byte chunks (44 / 40
   /// registers) lost 0.005-0.012 lean (fp32 96-byte units 0.992 -> 0.980).
   static constexpr bool lean(int chunk_bytes) { return chunk_bytes == 8; }
+  /// Gather tiles (units off the 8-byte grid): 16-byte output chunks a thread, all gathered before the stores.
+  static constexpr int gather_chunks = 4;
+  static constexpr int gather_tile_bytes = threads * gather_chunks * 16;
   /// Tile sides are at most this many units (the compound sides' offset tables in shared memory).
   static constexpr int max_side = 512;
 };
@@ -30,5 +37,40 @@ inline constexpr int wide_min_unit_bytes = 32;
 inline constexpr int wide_min_chunk_bytes = 8;
 /// Rows (algorithm::rows) up to this long that are the units of a 2-D transpose take the wide tiles too.
 inline constexpr int wide_max_row_bytes = 4096;
+
+/// Near-square tiles of at most `budget` units, sides within the matrix, then balanced so that a side's last
+/// tile is not a sliver: runs of tile_cols U bytes in the input rows and tile_rows U in the output rows.
+inline void wide_tile(std::int64_t rows, std::int64_t cols, std::int64_t budget, unsigned& tile_rows,
+                      unsigned& tile_cols) {
+  const std::int64_t side_max = wide_policy::max_side;
+  const auto balance = [](std::int64_t extent, std::int64_t side) {
+    const std::int64_t tiles = (extent + side - 1) / side;
+    return (extent + tiles - 1) / tiles;
+  };
+  const auto s = static_cast<std::int64_t>(std::sqrt(static_cast<double>(budget)));
+  std::int64_t tc = std::clamp<std::int64_t>(s, 1, std::min(cols, side_max));
+  std::int64_t tr = std::clamp<std::int64_t>(budget / tc, 1, std::min(rows, side_max));
+  tc = std::clamp<std::int64_t>(budget / tr, 1, std::min(cols, side_max));  // a short matrix leaves room
+  tc = balance(cols, tc);
+  tr = balance(rows, std::clamp<std::int64_t>(budget / tc, 1, std::min(rows, side_max)));
+  tile_rows = static_cast<unsigned>(tr);
+  tile_cols = static_cast<unsigned>(tc);
+}
+
+/// Chunks a gather tile's output row of `row_bytes` may span: its bytes at any phase of the 16-byte grid.
+constexpr unsigned wide_gather_row_chunks(std::int64_t row_bytes) { return static_cast<unsigned>((row_bytes + 30) / 16); }
+
+/// Gather tiles: output rows take up to 2 chunks more than their bytes (both ends off the grid), so units for
+/// 7/8 of the block's chunk slots, then rows (or columns) off until every row's slots fit.
+inline void wide_gather_tile(std::int64_t rows, std::int64_t cols, std::int64_t unit, unsigned& tile_rows,
+                             unsigned& tile_cols) {
+  constexpr std::int64_t slots_max = wide_policy::threads * wide_policy::gather_chunks;
+  wide_tile(rows, cols, std::max<std::int64_t>(wide_policy::gather_tile_bytes * 7 / 8 / unit, 1), tile_rows,
+            tile_cols);
+  while (tile_cols * std::int64_t{wide_gather_row_chunks(tile_rows * unit)} > slots_max) {
+    if (tile_rows > 1) --tile_rows;
+    else --tile_cols;
+  }
+}
 
 }  // namespace xpose::detail
