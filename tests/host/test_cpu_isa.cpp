@@ -97,14 +97,12 @@ std::string level_name(const ::testing::TestParamInfo<cpu_isa>& info) { return x
 TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
   const auto& kernels = xpose::detail::kernels_for(GetParam());
   std::mt19937_64 rng(xpose::test::test_seed(default_seed));
-  for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20, 28, 36, 40}) {
-    const int lg = u == 1 ? 0 : u == 2 ? 1 : u == 4 ? 2 : u == 8 ? 3 : u == 16 ? 4 : -1;
+  // Every unit the executor has a kernel for at this level (unit_kernel: the level's own, or the portable
+  // one), incl. units over 16 bytes in one and several 64-byte pieces (AVX-512's masked wide_units), with
+  // each word size that divides them.
+  for (const std::int64_t u : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 20, 28, 36, 40, 17, 63, 80, 100, 130, 200}) {
     const std::int64_t word = u % 16 == 0 ? 16 : u % 8 == 0 ? 8 : u % 4 == 0 ? 4 : u % 2 == 0 ? 2 : 1;
-    const xpose::detail::tile_kernel k = lg >= 0 && kernels.pow2[lg].tile != nullptr ? kernels.pow2[lg]
-                                         : u == 3 && kernels.unit3.tile != nullptr  ? kernels.unit3
-                                         : u == 6 && kernels.unit6.tile != nullptr  ? kernels.unit6
-                                         : u == 12 && kernels.unit12.tile != nullptr ? kernels.unit12
-                                                                                    : xpose::detail::scalar_unit_kernel(u, word);
+    const xpose::detail::tile_kernel k = xpose::detail::unit_kernel(kernels, u, word);
     for (int it = 0; it < 60; ++it) {
       const bool stream = k.tile_stream != nullptr && it % 3 == 0;
       const std::int64_t nr = 1 + static_cast<std::int64_t>(rng() % 80), nc = 1 + static_cast<std::int64_t>(rng() % 80);
@@ -113,7 +111,7 @@ TEST_P(CpuIsaLevel, TileKernelsMatchTheReference) {
       const std::int64_t in_off = static_cast<std::int64_t>(rng() % 64);
       std::vector<unsigned char> in(static_cast<std::size_t>(in_off + nr * in_rs));
       for (auto& b : in) b = static_cast<unsigned char>(rng());
-      alignas(64) static unsigned char out[80 * 64 * 80 + 64], expected[80 * 64 * 80 + 64];
+      alignas(64) static unsigned char out[80 * 240 * 80 + 64], expected[80 * 240 * 80 + 64];
       const std::size_t out_bytes = static_cast<std::size_t>(nc * out_rs);
       std::memset(out, 0xA5, out_bytes);
       std::memset(expected, 0xA5, out_bytes);

@@ -9,7 +9,6 @@
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/wide.cuh"
-#include "plan/span.hpp"
 
 namespace xpose::detail {
 

@@ -1,6 +1,6 @@
 // Tuning of the wide family (kernels/wide.cuh, dispatch/wide.cu): 2-D transposes of units of at least
 // wide_min_unit_bytes (a kept fastest axis: attention heads [B, S, H, D] -> [B, H, S, D], pixels of many
-// channels, 3-D permutations that leave the last axis in place), copied in G-byte chunks, G = 16, 8 or 4.
+// channels, 3-D permutations that leave the last axis in place), copied in G-byte chunks, G = 16 or 8.
 #pragma once
 
 #include <algorithm>
