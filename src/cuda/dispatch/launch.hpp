@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/index_math.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/status.hpp"
 
@@ -127,6 +128,42 @@ bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count; out_aligned16: the output's base, pitch and
 /// batch strides are 16-byte multiples.
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
+
+/// The alignment bits of a transpose2d geometry's strides in bytes: all of them, the input side's (batch input
+/// strides, row side) and the output side's (batch output strides, column side).
+struct stride_bits {
+  std::uint64_t all = 0, in = 0, out = 0;
+};
+
+/// Fills a kernel's batch map and row / column side maps from `g` (strides in bytes: words x word_bytes) and
+/// returns their strides' alignment bits. Every transpose2d family's launcher shares it.
+template <class BatchMap, class SideMap>
+stride_bits fill_index_maps(const plan_geometry& g, BatchMap& batch, SideMap& row_map, SideMap& col_map) {
+  const std::int64_t wb = g.word_bytes;
+  stride_bits bits;
+  batch.rank = g.batch_rank;
+  for (int i = 0; i < g.batch_rank; ++i) {
+    batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
+    batch.in_stride[i] = g.batch_in_stride[i] * wb;
+    batch.out_stride[i] = g.batch_out_stride[i] * wb;
+    bits.in |= static_cast<std::uint64_t>(batch.in_stride[i]);
+    bits.out |= static_cast<std::uint64_t>(batch.out_stride[i]);
+  }
+  row_map.rank = g.row_rank;
+  for (int k = 0; k < g.row_rank; ++k) {
+    row_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.row_extent[k]));
+    row_map.stride[k] = g.row_in_stride[k] * wb;
+    bits.in |= static_cast<std::uint64_t>(row_map.stride[k]);
+  }
+  col_map.rank = g.col_rank;
+  for (int k = 0; k < g.col_rank; ++k) {
+    col_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.col_extent[k]));
+    col_map.stride[k] = g.col_out_stride[k] * wb;
+    bits.out |= static_cast<std::uint64_t>(col_map.stride[k]);
+  }
+  bits.all = bits.in | bits.out;
+  return bits;
+}
 
 /// wide (dispatch/wide.cu): transpose2d of units of >= wide_min_unit_bytes whose pointers, strides and unit size
 /// are 4-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.

@@ -485,35 +485,14 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   p.cols = g.cols;
   p.in_ld = g.in_ld * wb;
   p.out_ld = g.out_ld * wb;
-  p.batch.rank = g.batch_rank;
+  const stride_bits maps = fill_index_maps(g, p.batch, p.row_map, p.col_map);
   std::uint64_t align_bits = reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out) |
-                             static_cast<std::uint64_t>(p.in_ld) | static_cast<std::uint64_t>(p.out_ld);
+                             static_cast<std::uint64_t>(p.in_ld) | static_cast<std::uint64_t>(p.out_ld) | maps.all;
   // The output side alone (shift8's choice): pointer, output pitch, batch and column output strides.
-  std::uint64_t out_align_bits = reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(p.out_ld);
+  const std::uint64_t out_align_bits =
+      reinterpret_cast<std::uintptr_t>(d_out) | static_cast<std::uint64_t>(p.out_ld) | maps.out;
   // The input's strides alone (every row's phase relative to the first's).
-  std::uint64_t in_stride_bits = static_cast<std::uint64_t>(p.in_ld);
-  for (int i = 0; i < g.batch_rank; ++i) {
-    p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
-    p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
-    p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
-    align_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
-    out_align_bits |= static_cast<std::uint64_t>(p.batch.out_stride[i]);
-    in_stride_bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]);
-  }
-  p.row_map.rank = g.row_rank;
-  for (int k = 0; k < g.row_rank; ++k) {
-    p.row_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.row_extent[k]));
-    p.row_map.stride[k] = g.row_in_stride[k] * wb;
-    align_bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
-    in_stride_bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
-  }
-  p.col_map.rank = g.col_rank;
-  for (int k = 0; k < g.col_rank; ++k) {
-    p.col_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.col_extent[k]));
-    p.col_map.stride[k] = g.col_out_stride[k] * wb;
-    align_bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
-    out_align_bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
-  }
+  const std::uint64_t in_stride_bits = static_cast<std::uint64_t>(p.in_ld) | maps.in;
   p.tiles_total = g.batch_count();  // the launchers multiply in the tiles per matrix
   const std::uint64_t align = align_bits == 0 ? 16 : lowbit(align_bits);
 

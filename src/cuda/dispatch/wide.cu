@@ -71,25 +71,7 @@ status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cu
   std::uint64_t bits = reinterpret_cast<std::uintptr_t>(d_in) | reinterpret_cast<std::uintptr_t>(d_out) |
                        static_cast<std::uint64_t>(unit) | static_cast<std::uint64_t>(p.in_ld) |
                        static_cast<std::uint64_t>(p.out_ld);
-  p.batch.rank = g.batch_rank;
-  for (int i = 0; i < g.batch_rank; ++i) {
-    p.batch.extent[i] = fast_divmod(static_cast<std::uint64_t>(g.batch_extent[i]));
-    p.batch.in_stride[i] = g.batch_in_stride[i] * wb;
-    p.batch.out_stride[i] = g.batch_out_stride[i] * wb;
-    bits |= static_cast<std::uint64_t>(p.batch.in_stride[i]) | static_cast<std::uint64_t>(p.batch.out_stride[i]);
-  }
-  p.row_map.rank = g.row_rank;
-  for (int k = 0; k < g.row_rank; ++k) {
-    p.row_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.row_extent[k]));
-    p.row_map.stride[k] = g.row_in_stride[k] * wb;
-    bits |= static_cast<std::uint64_t>(p.row_map.stride[k]);
-  }
-  p.col_map.rank = g.col_rank;
-  for (int k = 0; k < g.col_rank; ++k) {
-    p.col_map.extent[k] = fast_divmod(static_cast<std::uint64_t>(g.col_extent[k]));
-    p.col_map.stride[k] = g.col_out_stride[k] * wb;
-    bits |= static_cast<std::uint64_t>(p.col_map.stride[k]);
-  }
+  bits |= fill_index_maps(g, p.batch, p.row_map, p.col_map).all;
   const std::uint64_t chunk = bits == 0 ? 16 : std::min<std::uint64_t>(lowbit(bits), 16);
   p.tiles_total = g.batch_count();
   const bool compound = g.compound();
