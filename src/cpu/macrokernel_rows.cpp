@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cpu/batch_cursor.hpp"
+#include "cpu/copy_bytes.hpp"
 #include "cpu/macrokernels.hpp"
 #include "cpu/threads.hpp"
 
@@ -41,8 +42,7 @@ void copy_runs(const plan_geometry& g, const unsigned char* in, unsigned char* o
   batch_cursor ahead(g, std::max(begin, std::min(begin + d, end - 1)));  // past the slice: never used
   for (std::int64_t i = begin; i < end; ++i, b.next()) {
     if (d > 0 && i + d < end) {
-      const unsigned char* pf = in + ahead.in_offset() * wb;
-      for (std::int64_t o = 0; o < run_bytes; o += 64) __builtin_prefetch(pf + o);
+      prefetch_run<3>(in + ahead.in_offset() * wb, run_bytes);  // into L1 (copy_bytes.hpp)
       ahead.next();
     }
     const unsigned char* src = in + b.in_offset() * wb;
