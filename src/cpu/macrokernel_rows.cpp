@@ -39,7 +39,7 @@ void copy_runs(const plan_geometry& g, const unsigned char* in, unsigned char* o
   batch_cursor b(g, begin);
   // Runs of a line or more: the input lines of the run prefetch_ahead_bytes on prefetched (a second cursor).
   const std::int64_t d = run_bytes < 64 ? 0 : std::max<std::int64_t>(1, prefetch_ahead_bytes / run_bytes);
-  batch_cursor ahead(g, std::max(begin, std::min(begin + d, end - 1)));  // past the slice: never used
+  batch_cursor ahead(g, begin + d < end ? begin + d : begin);  // unused when d is 0 or spans the slice
   for (std::int64_t i = begin; i < end; ++i, b.next()) {
     if (d > 0 && i + d < end) {
       prefetch_run<3>(in + ahead.in_offset() * wb, run_bytes);  // into L1 (copy_bytes.hpp)

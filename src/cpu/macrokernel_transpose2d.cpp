@@ -157,7 +157,6 @@ struct row_merge {
       step(c);
     }
   }
-
 };
 
 // Merges every batch axis that continues the plane's output rows (batch_out_stride == rows x unit, repeated

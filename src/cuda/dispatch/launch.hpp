@@ -129,7 +129,7 @@ bool pixel48_applies(std::int64_t unit_bytes);
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
 
 /// wide (dispatch/wide.cu): transpose2d of units of >= wide_min_unit_bytes whose pointers, strides and unit size
-/// are 4-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.
+/// are 8-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.
 status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
                        const device_info& dev, bool& launched);
 
