@@ -157,17 +157,6 @@ struct row_merge {
       step(c);
     }
   }
-
-  static void prefetch_run(const unsigned char* p, std::int64_t bytes) {
-#if defined(__GNUC__) || defined(__clang__)
-    const auto first = reinterpret_cast<std::uintptr_t>(p) & ~std::uintptr_t{line - 1};
-    for (std::uintptr_t q = first; q < reinterpret_cast<std::uintptr_t>(p) + static_cast<std::uintptr_t>(bytes); q += line)
-      __builtin_prefetch(reinterpret_cast<const void*>(q), 0, 2);  // prefetcht1: into L2, not the L1 miss buffers
-#else
-    (void)p;
-    (void)bytes;
-#endif
-  }
 };
 
 // Merges every batch axis that continues the plane's output rows (batch_out_stride == rows x unit, repeated
@@ -437,7 +426,7 @@ bool run_planes(const plan_geometry& g, const plane_geometry& p, const tile_kern
     for (std::int64_t item = begin; item < end; ++item) {
       if (item + 1 < end) {
         const unsigned char* nin = in + next.in_offset() * wb;
-        for (std::int64_t r = 0; r < p.rows; ++r) row_merge::prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
+        for (std::int64_t r = 0; r < p.rows; ++r) prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
       }
       k.tile(in + b.in_offset() * wb, p.in_rs, stage, p.out_rs, p.rows, p.cols, p.words, nullptr);
       isa.stream_lines(out + b.out_offset() * wb, stage, plane_bytes / line);
@@ -475,7 +464,7 @@ bool run_planes_carried(const plan_geometry& g, const plane_geometry& p, const t
     for (std::int64_t item = begin; item < end; ++item) {
       if (item + 1 < end) {
         const unsigned char* nin = in + next.in_offset() * wb;
-        for (std::int64_t r = 0; r < p.rows; ++r) row_merge::prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
+        for (std::int64_t r = 0; r < p.rows; ++r) prefetch_run(nin + r * p.in_rs, p.cols * p.unit);
       }
       k.tile(in + b.in_offset() * wb, p.in_rs, stage + pending, p.out_rs, p.rows, p.cols, p.words, nullptr);
       std::int64_t have = pending + plane_bytes, from = 0;
@@ -784,16 +773,16 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void*
         tin_rs = pack_rs;
       } else {
         if (r0 == 0 || task == begin)  // a column's (or a thread's) first tile: its own first rows too
-          for (std::int64_t r = 0; r < std::min(pf_rows, nr); ++r) row_merge::prefetch_run(tin + r * in_rs, nc * unit);
+          for (std::int64_t r = 0; r < std::min(pf_rows, nr); ++r) prefetch_run(tin + r * in_rs, nc * unit);
         if (pack != nullptr) {
           for (std::int64_t r = 0; r < need; ++r) {
-            if (r < pf_end) row_merge::prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
+            if (r < pf_end) prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
             std::memcpy(pack + r * pack_rs, tin + r * in_rs, static_cast<std::size_t>(nc * unit));
           }
           tin = pack;
           tin_rs = pack_rs;
         } else {
-          for (std::int64_t r = 0; r < pf_end; ++r) row_merge::prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
+          for (std::int64_t r = 0; r < pf_end; ++r) prefetch_run(tin + (r + pf_rows) * in_rs, nc * unit);
         }
       }
       k.tile(tin, tin_rs, stage, stage_rs, need, nc, g.elem_words, nullptr);

@@ -11,6 +11,7 @@
 // keeps the accesses free of aliasing UB.
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -148,12 +149,25 @@ inline void transpose_tile(const unsigned char* in, std::int64_t in_rs, unsigned
     for (std::int64_t r = full_r; r < nr; ++r) std::memcpy(out + c * out_rs + r * u, in + r * in_rs + c * u, sizeof(W));
 }
 
+/// Rows transpose_units_by_rows prefetches ahead. Dev VM (2-core AMD EPYC), same call, 2 rounds, 1 thread vs the
+/// non-temporal copy, none / 4 rows / 8 rows ahead (benchmarks/results/cpu-units-prefetch-epyc.txt): u8
+/// [40,26,35,45,40] axes 0,3,1,2,4 (40-byte units) 0.262 / 0.412 / 0.454, fp16 80-byte 0.299 / 0.467 / 0.407,
+/// fp32 725 x 3305 x 7 (28 bytes) 0.316 / 0.407 / 0.425, fp32 80-byte 0.317 / 0.447 / 0.410, fp64 40-byte 0.249 /
+/// 0.403 / 0.454, fp32 36-byte 0.242 / 0.389 / 0.449; 9-20-byte units 0.18-0.29 -> 0.22-0.33 (4 rows); 2 threads
+/// as high or higher (the VM's 2-thread copy reference varies too much between rounds to say more).
+inline constexpr std::int64_t units_prefetch_rows = 4;
+
 /// Copies unit c of tile row r to output row c, rows in order (copy(dst, src) moves one unit).
 template <class Copy>
 inline void transpose_units_by_rows(const unsigned char* in, std::int64_t in_rs, unsigned char* out,
                                     std::int64_t out_rs, std::int64_t nr, std::int64_t nc, std::int64_t u,
                                     const Copy& copy) {
+  // The tile's rows lie a pitch apart and each is a short run (a few hundred bytes), which the hardware
+  // prefetchers pick up late: the row units_prefetch_rows ahead is prefetched into L1 while a row is copied.
+  constexpr std::int64_t ahead = units_prefetch_rows;
+  for (std::int64_t r = 0; r < std::min(ahead, nr); ++r) prefetch_run<3>(in + r * in_rs, nc * u);
   for (std::int64_t r = 0; r < nr; ++r) {
+    if (r + ahead < nr) prefetch_run<3>(in + (r + ahead) * in_rs, nc * u);
     const unsigned char* src = in + r * in_rs;
     unsigned char* dst = out + r * u;
     for (std::int64_t c = 0; c < nc; ++c) copy(dst + c * out_rs, src + c * u);

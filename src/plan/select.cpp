@@ -14,6 +14,7 @@
 // columns side along the input), as in cuTT's "packed" split and HPTT's fused loops. NCHW-like layouts with
 // a fastest extent of 3, or random permutations of extents 2, 3, 5, 7, then still read and write runs of
 // >= 128 units / 256 bytes. Sides that are long enough stay single axes (the plain 2-D form).
+#include <optional>
 #include <sstream>
 
 #include "plan/planner.hpp"
@@ -117,6 +118,18 @@ plan_geometry tiled(const canonical_form& c, int ro, int ci, std::int64_t unit, 
   return g;
 }
 
+// The rows along axis `row` (unit strides on both sides) as the units of a 2-D transpose of the other axes,
+// when one of them is contiguous in rows on each side and they differ (select's short rows, rows_as_transpose).
+std::optional<plan_geometry> rows_as_units(const canonical_form& c, int row) {
+  const std::int64_t n = c.extent[row];
+  const int r2 = find_unit_axis(c, c.out_stride, n, row);
+  const int c2 = find_unit_axis(c, c.in_stride, n, row);
+  if (r2 < 0 || c2 < 0 || r2 == c2) return std::nullopt;
+  std::array<bool, max_canonical_rank> used{};
+  used[row] = true;
+  return tiled(c, r2, c2, n, used);
+}
+
 }  // namespace
 
 plan_geometry rows_as_transpose(const plan_geometry& g) {
@@ -133,13 +146,7 @@ plan_geometry rows_as_transpose(const plan_geometry& g) {
   const int row = g.batch_rank;
   c.extent[row] = g.elem_words;
   c.in_stride[row] = c.out_stride[row] = 1;
-  const std::int64_t n = g.elem_words;
-  const int r2 = find_unit_axis(c, c.out_stride, n, row);
-  const int c2 = find_unit_axis(c, c.in_stride, n, row);
-  if (r2 < 0 || c2 < 0 || r2 == c2) return g;
-  std::array<bool, max_canonical_rank> used{};
-  used[row] = true;
-  return tiled(c, r2, c2, n, used);
+  return rows_as_units(c, row).value_or(g);
 }
 
 plan_geometry flatten_row_side(const plan_geometry& g) {
@@ -256,12 +263,7 @@ result<plan_geometry> select(const canonical_form& c) {
     const std::int64_t n = c.extent[ci];
     if (n * c.word_bytes <= max_unit_bytes) {
       // Short rows: is the rest a 2-D transpose of row-sized units?
-      const int r2 = find_unit_axis(c, c.out_stride, n, ci);
-      const int c2 = find_unit_axis(c, c.in_stride, n, ci);
-      if (r2 >= 0 && c2 >= 0 && r2 != c2) {
-        used[ci] = true;
-        return tiled(c, r2, c2, n, used);
-      }
+      if (std::optional<plan_geometry> t = rows_as_units(c, ci)) return *t;
     }
     g.algo = algorithm::rows;
     g.elem_words = n;

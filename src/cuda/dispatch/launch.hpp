@@ -166,7 +166,7 @@ stride_bits fill_index_maps(const plan_geometry& g, BatchMap& batch, SideMap& ro
 }
 
 /// wide (dispatch/wide.cu): transpose2d of units of >= wide_min_unit_bytes whose pointers, strides and unit size
-/// are 4-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.
+/// are 8-byte multiples (plain or compound sides). `launched` false (status ok): the problem does not qualify.
 status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cudaStream_t stream,
                        const device_info& dev, bool& launched);
 

@@ -445,7 +445,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                           const device_info& dev) {
   const std::int64_t wb = planned.word_bytes;
   const std::int64_t unit = planned.elem_words * wb;
-  // Wide units (a kept fastest axis, >= 32 bytes) on a 4-byte grid: wide tiles, whole chunks moved without a
+  // Wide units (a kept fastest axis, >= 32 bytes) on an 8-byte grid: wide tiles, whole chunks moved without a
   // stage (dispatch/wide.cu).
   if (unit >= wide_min_unit_bytes) {
     bool launched = false;
