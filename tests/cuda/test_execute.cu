@@ -186,21 +186,23 @@ TEST(Transpose2d, WideUnitsMovedWholeInChunks) {
 }
 
 TEST(Transpose2d, WideGatherTilesForUnitsOffTheEightByteGrid) {
-  // Units of >= 32 bytes on a 4-, 2- or 1-byte grid: 16-byte output chunks gathered word by word
-  // (transpose2d_wide_gather_kernel), whole stores inside a row, word stores at its ends; partial tiles, a
-  // batch, pitched views, compound sides, rows of up to 4 KiB taken as units.
-  for (std::int64_t e : {33, 36, 37, 44, 52, 66, 100, 124}) {
+  // Units of >= 48 bytes on the 4-byte grid (wide_gather_min_unit_bytes): 16-byte output chunks gathered word
+  // by word (transpose2d_wide_gather_kernel), whole stores inside a row, word stores at its ends; partial
+  // tiles, a batch, pitched views, compound sides, rows of up to 4 KiB taken as units. The units beside the
+  // rule (shorter, on the 2- or 1-byte grid: gather16 and the rows kernels) in the same shapes.
+  for (std::int64_t e : {33, 36, 37, 44, 48, 52, 66, 100, 124}) {
     check(problem{{211, 173}, {1, 0}, e, {}, {}});
     check(problem{{211, 173}, {1, 0}, e, {}, {}}, 3, 5);
+    check(problem{{211, 173}, {1, 0}, e, {}, {}}, 4, 8);
     check(problem{{37, 45}, {1, 0}, e, {}, {}}, 2, 6);
     check(problem{{2, 97}, {1, 0}, e, {}, {}}, 4, 1);
   }
-  check(problem{{7, 130, 90}, {0, 2, 1}, 36, {}, {}}, 4, 0);
-  check(problem{{1003, 911}, {1, 0}, 36, {1010, 1}, {1009, 1}}, 4, 8);
-  check(problem{{5, 3, 40, 7, 30, 9}, {3, 0, 4, 1, 2, 5}, 4, {}, {}}, 4, 0);  // 36-byte units, compound sides
-  check(problem{{40, 26, 35, 45, 37}, {0, 3, 1, 2, 4}, 1, {}, {}}, 1, 3);    // 37-byte units, a batch
-  check(problem{{70, 61, 313}, {1, 0, 2}, 4, {}, {}}, 0, 4);                  // 1252-byte rows
-  check(problem{{9, 11, 1023}, {1, 0, 2}, 4, {}, {}}, 4, 0);                  // 4092-byte rows
+  check(problem{{7, 130, 90}, {0, 2, 1}, 52, {}, {}}, 4, 0);
+  check(problem{{1003, 911}, {1, 0}, 52, {1010, 1}, {1009, 1}}, 4, 8);
+  check(problem{{5, 3, 40, 7, 30, 13}, {3, 0, 4, 1, 2, 5}, 4, {}, {}}, 4, 0);  // 52-byte units, compound sides
+  check(problem{{40, 26, 35, 45, 37}, {0, 3, 1, 2, 4}, 1, {}, {}}, 1, 3);     // 37-byte units on the 1-byte grid
+  check(problem{{70, 61, 313}, {1, 0, 2}, 4, {}, {}}, 0, 4);                   // 1252-byte rows
+  check(problem{{9, 11, 1023}, {1, 0, 2}, 4, {}, {}}, 4, 0);                   // 4092-byte rows
 }
 
 TEST(Transpose2d, RowsThatAreTheUnitsOfATransposeTakeWideTiles) {

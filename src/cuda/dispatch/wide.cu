@@ -1,11 +1,11 @@
 // wide dispatch: 2-D transposes of units of at least wide_min_unit_bytes whose every pointer, stride and unit
 // size is a multiple of 8 bytes -> transpose2d_wide_kernel<G> (kernels/wide.cuh, tuned by tuning/wide.hpp),
-// G = 16 when that divides them all, else 8. Called from launch_transpose2d (dispatch/transpose2d.cu)
-// before any other family, and from launch_rows (dispatch/rows.cu) for rows of 129-4096 bytes that are the
-// units of a 2-D transpose (rows_as_transpose); what it declines (a 4-byte grid or finer, too many axes) goes on
-// to gather16 or to the rows kernels.
+// G = 16 when that divides them all, else 8; units of >= wide_gather_min_unit_bytes on the 4-byte grid ->
+// transpose2d_wide_gather_kernel<4>. Called from launch_transpose2d (dispatch/transpose2d.cu) before any other
+// family, and from launch_rows (dispatch/rows.cu) for rows of 129-4096 bytes that are the units of a 2-D
+// transpose (rows_as_transpose); what it declines (shorter units on the 4-byte grid, a 2- or 1-byte grid, too
+// many axes) goes on to gather16 or to the rows kernels.
 #include <algorithm>
-#include <cstdlib>
 
 #include "cuda/dispatch/launch.hpp"
 #include "cuda/kernels/wide.cuh"
@@ -75,12 +75,11 @@ status try_launch_wide(const plan_geometry& g, const void* d_in, void* d_out, cu
   const std::uint64_t chunk = bits == 0 ? 16 : std::min<std::uint64_t>(lowbit(bits), 16);
   p.tiles_total = g.batch_count();
   const bool compound = g.compound();
-  static const bool exp_gather = !(std::getenv("XPOSE_EXP_GATHER") && std::getenv("XPOSE_EXP_GATHER")[0] == '0');  // EXPERIMENT
-  if (exp_gather && chunk < wide_min_chunk_bytes && unit <= wide_policy::gather_tile_bytes / 4) {  // EXPERIMENT
+  // Off the 8-byte grid: the gather tiles for units on the 4-byte grid from wide_gather_min_unit_bytes
+  // (tuning/wide.hpp: where they won, measured); the rest stay on gather16 and the rows kernels.
+  if (chunk == 4 && unit >= wide_gather_min_unit_bytes && unit <= wide_policy::gather_tile_bytes / 4) {
     launched = true;
-    return chunk >= 4 ? launch_gather<4>(p, compound, stream)
-           : chunk == 2 ? launch_gather<2>(p, compound, stream)
-                        : launch_gather<1>(p, compound, stream);
+    return launch_gather<4>(p, compound, stream);
   }
   if (chunk < wide_min_chunk_bytes || unit > wide_policy::tile_bytes(static_cast<int>(chunk))) return status::ok();
   launched = true;

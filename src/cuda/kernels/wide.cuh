@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_kernel(
   }
 }
 
-/// Units off the 8-byte grid (>= wide_min_unit_bytes, on a W-byte grid): each thread a 16-byte chunk of a
+/// Units off the 8-byte grid (on a W-byte grid; dispatched for W = 4 only, tuning/wide.hpp): each thread a 16-byte chunk of a
 /// tile's output row on the output's own 16-byte grid (p.unit_chunks = chunk slots a row), gathered word by
 /// word from the units it overlaps (wide_gather_chunk), stored whole inside the row and word by word at its
 /// two ends (the neighbouring tiles own the chunk's other bytes). p.line_div divides by the slots a row,

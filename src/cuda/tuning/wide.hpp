@@ -35,6 +35,15 @@ inline constexpr int wide_min_unit_bytes = 32;
 /// 4-byte chunks lost to gather16 everywhere (H200, same binary, gather16 -> wide: fp32 4000x3000x9 0.79 ->
 /// 0.61, 3000x3500x11 0.79 -> 0.61, u8 5000x4000x100 0.80 -> 0.61, RGB8 84-byte units 0.63 -> 0.45).
 inline constexpr int wide_min_chunk_bytes = 8;
+/// Units off the 8-byte grid take the gather tiles (transpose2d_wide_gather_kernel) when they are on the 4-byte
+/// grid and at least this long, up to a quarter of a gather tile. H200, same binary, gather16 or rows ->
+/// gather: fp32 36-byte units 0.877 -> 0.767 (batched 0.881 -> 0.834), 44 bytes 0.726 / 0.791 -> 0.793 / 0.780,
+/// 52 bytes 0.72-0.80 -> 0.79-0.86, 60-124 bytes +0.01 to +0.08, RGB8 84-byte units 0.64-0.69 -> 0.88-0.94, u8
+/// 100 bytes 0.80 -> 0.82, fp32 1252-byte rows 0.728 -> 0.913. Units on the 2-byte grid (eight halfword loads
+/// an output chunk) lost everywhere (fp16 34-94-byte units 0.66-0.79 -> 0.57-0.64, RGB16 42 bytes 0.74 ->
+/// 0.59), on the 1-byte grid more (u8 37 bytes 0.56 -> 0.25): the kernel takes any grid (the host simulation
+/// checks 1, 2 and 4), the dispatch only 4.
+inline constexpr int wide_gather_min_unit_bytes = 48;
 /// Rows (algorithm::rows) up to this long that are the units of a 2-D transpose take the wide tiles too.
 inline constexpr int wide_max_row_bytes = 4096;
 
