@@ -49,8 +49,10 @@ streaming_mode cpu_streaming_mode() noexcept;
 void set_cpu_streaming_mode(streaming_mode m) noexcept;
 
 /// Whether the CPU executor moves N-d permutations whose tile sides stay short as boxes (macrokernel_box.cpp):
-/// where its rule says so (`automatic`), or never — for tests of the paths the boxes would otherwise take.
-enum class box_mode : int { automatic = 0, never = 1 };
+/// where its rule says so (`automatic`), or never — for tests of the paths the boxes would otherwise take —
+/// or where the rule says so but always through the element gather (`gather`: never the permute path), for
+/// tests and measurements of the two box paths.
+enum class box_mode : int { automatic = 0, never = 1, gather = 2 };
 
 box_mode cpu_box_mode() noexcept;
 void set_cpu_box_mode(box_mode m) noexcept;

@@ -7,7 +7,10 @@
 // batch axes nested right outside its input run or its output run, so that both runs grow to lines or more
 // (there: 51 x 2 x 7 in, 2 x 2 x 51 out). Per box, on one thread:
 //   1. gather: the box's elements in output order into an L1 staging buffer, one unit at a time through a
-//      table of input offsets built once per call (a box is the same permutation wherever it lies);
+//      table of input offsets built once per box shape (a box is the same permutation wherever it lies); or,
+//      where the level has a two-source permute and the box's output vectors need few input windows, the
+//      permute path: the box's input runs copied back to back into L1, then each 64-byte output vector
+//      assembled by a few permutes (choose_program);
 //   2. write: each output run from the buffer to its address — whole lines with non-temporal stores when the
 //      output is large (use_streaming), the partial lines at a run's ends with plain ones (other boxes own
 //      the rest of those lines: every byte is written by exactly one box);
@@ -25,6 +28,7 @@
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
+#include "cpu/periodic_program.hpp"
 #include "cpu/threads.hpp"
 #include "cpu/tuning_cpu.hpp"
 #include "plan/box.hpp"
@@ -71,6 +75,31 @@ class box_cursor {
 // grown on first use and kept, so an execution allocates nothing once warm; the workers only read it.
 struct box_tables {
   std::vector<std::int32_t> storage;
+  std::vector<std::int32_t> in_index;  // input-order index of the o-th element in output order (V entries)
+  periodic_program prog;  // the box's output bytes from its input runs staged back to back (permute path)
+  int prog_lg = -1;       // isa.periodic[prog_lg] runs prog; -1: the gather
+  // What the tables were built for: the box's axes, the level and the box mode.
+  box_plan built{};
+  const isa_kernels* built_isa = nullptr;
+  box_mode built_mode = box_mode::never;
+
+  bool same(const box_plan& b, const isa_kernels& isa) const {
+    if (built_isa != &isa || built_mode != cpu_box_mode() || b.unit_bytes != built.unit_bytes ||
+        b.rank != built.rank || b.volume != built.volume || b.in_run != built.in_run || b.out_run != built.out_run)
+      return false;
+    for (int k = 0; k < b.rank; ++k) {
+      const box_axis &x = b.axis[k], &y = built.axis[k];
+      if (x.extent != y.extent || x.in_stride != y.in_stride || x.out_stride != y.out_stride ||
+          b.out_order[k] != built.out_order[k])
+        return false;
+    }
+    return true;
+  }
+  void keep(const box_plan& b, const isa_kernels& isa) {
+    built = b;
+    built_isa = &isa;
+    built_mode = cpu_box_mode();
+  }
   const std::int32_t* src = nullptr;      // input offset of the o-th element in output order (V entries)
   const std::int32_t* out_run = nullptr;  // output offset of each output run (out_run elements contiguous)
   const std::int32_t* in_run = nullptr;   // input offset of each input run (for the prefetch)
@@ -87,19 +116,27 @@ void make_tables(const box_plan& b, box_tables& t) {
   std::int32_t* out_run = src + V;
   std::int32_t* in_run = out_run + t.out_runs;
   t.src = src, t.out_run = out_run, t.in_run = in_run;
+  // Input-order weights: axis k's step in the input-order index (axes ascending in input stride).
+  std::array<std::int64_t, 2 * max_canonical_rank> weight{};
+  for (int k = 0, w = 1; k < b.rank; w *= static_cast<int>(b.axis[k].extent), ++k) weight[k] = w;
+  t.in_index.resize(static_cast<std::size_t>(V));
   // Output order: digits over out_order (fastest first), odometer-style.
   std::array<std::int64_t, 2 * max_canonical_rank> d{};
-  std::int64_t in_off = 0, out_off = 0;
+  std::int64_t in_off = 0, out_off = 0, in_idx = 0;
   for (std::int64_t o = 0; o < V; ++o) {
     src[o] = static_cast<std::int32_t>(in_off);
+    t.in_index[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(in_idx);
     if (o % b.out_run == 0) out_run[o / b.out_run] = static_cast<std::int32_t>(out_off);
     for (int j = 0; j < b.rank; ++j) {
-      const box_axis& a = b.axis[b.out_order[j]];
+      const int k = b.out_order[j];
+      const box_axis& a = b.axis[k];
       in_off += a.in_stride;
       out_off += a.out_stride;
+      in_idx += weight[k];
       if (++d[j] < a.extent) break;
       in_off -= a.extent * a.in_stride;
       out_off -= a.extent * a.out_stride;
+      in_idx -= a.extent * weight[k];
       d[j] = 0;
     }
   }
@@ -115,6 +152,33 @@ void make_tables(const box_plan& b, box_tables& t) {
       d[k] = 0;
     }
   }
+}
+
+// The permute path (the level's two-source permutes, periodic_avx512.hpp): the box's input runs copied back
+// to back into an L1 buffer (input order: element i at byte i x U), then each 64-byte vector of the box's
+// output order assembled from the 128-byte windows of that buffer that hold its bytes (periodic_program), where
+// the gather moves one element a load and a store. Chosen per box plan when the level has a permute whose
+// granule divides the unit and a window serves at least box_permute_min_elements elements (tuning_cpu.hpp).
+void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
+  t.prog_lg = -1;
+  const std::int64_t U = b.unit_bytes, V = b.volume, bytes = V * U;
+  int lg = -1;
+  for (int l = 2; l >= 0 && lg < 0; --l)
+    if (isa.periodic[l] != nullptr && U % (std::int64_t{1} << l) == 0) lg = l;
+  if (lg < 0 || cpu_box_mode() == box_mode::gather) return;
+  const int g = 1 << lg;
+  t.prog.clear(g);
+  std::vector<std::pair<std::int64_t, int>> granules;
+  granules.reserve(64);
+  for (std::int64_t v0 = 0; v0 < bytes; v0 += 64) {
+    granules.clear();
+    for (int slot = 0; slot < 64 / g && v0 + slot * g < bytes; ++slot) {
+      const std::int64_t p = v0 + slot * g, o = p / U;
+      granules.emplace_back(std::int64_t{t.in_index[static_cast<std::size_t>(o)]} * U + p % U, slot);
+    }
+    t.prog.add_vector(granules);
+  }
+  if (t.prog.windows() * box_permute_min_elements <= V) t.prog_lg = lg;
 }
 
 // Elements [o, o + n) of the box in output order, U bytes each, packed into dst: a load and a store each.
@@ -186,18 +250,30 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   if (boxes == 0 || b.volume == 0) return;
   // The calling thread's tables, named by a reference: the workers must read this thread's instance, and a
   // thread_local named inside the lambda would be each worker's own.
+  // Kept for the next call of the same box (a plan executed again): the permute program's greedy windows cost
+  // a sort of each output vector's sources.
   thread_local box_tables callers_tables;
   box_tables& t = callers_tables;
-  make_tables(b, t);
+  if (!t.same(b, isa)) {
+    make_tables(b, t);
+    choose_program(b, t, isa);
+    t.keep(b, isa);
+  }
   const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
   const std::int64_t out_runs = t.out_runs, in_runs = t.in_runs;
   const int nt = resolve_threads(threads, boxes * b.volume * unit, boxes);
   // The gather in pieces of `piece` elements (4 lines of output), the next box's prefetch spread over them.
   const std::int64_t piece = std::max<std::int64_t>(64, 4 * line / unit);
   const std::int64_t pieces = (b.volume + piece - 1) / piece;
-  const std::int64_t pf_lines = (in_runs * ((in_run_bytes + 2 * line - 2) / line) + pieces - 1) / pieces;
+  const std::int64_t pf_total = in_runs * ((in_run_bytes + 2 * line - 2) / line);
+  const std::int64_t pf_lines = (pf_total + pieces - 1) / pieces;
+  const periodic_fn permute = t.prog_lg >= 0 ? isa.periodic[t.prog_lg] : nullptr;
+  const periodic_table prog = t.prog.view(0, 0);
   parallel_slices(boxes, nt, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) unsigned char stage[cpu_box_max_bytes];
+    // The permute path's staged input runs; windows read up to 128 bytes past the last element.
+    alignas(64) unsigned char staged_in[cpu_box_max_bytes + 128];
+    if (permute != nullptr) std::memset(staged_in + in_runs * in_run_bytes, 0, 128);
     box_cursor c(b, begin), next(b, begin);
     next.next();
     prefetch_walk pf;
@@ -205,9 +281,18 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
       if (box + 1 < end) pf.start(in + next.in(), t.in_run, in_runs, in_run_bytes);
       else pf.start(nullptr, nullptr, 0, 0);
       const unsigned char* box_in = in + c.in();
-      for (std::int64_t o = 0; o < b.volume; o += piece) {
-        gather_box(stage + o * unit, box_in, t.src + o, std::min(piece, b.volume - o));
-        pf.some(pf_lines);
+      if (permute != nullptr) {
+        // The next box's lines, half before the staging copy and the rest after it.
+        pf.some(pf_total / 2);
+        for (std::int64_t r = 0; r < in_runs; ++r)
+          std::memcpy(staged_in + r * in_run_bytes, box_in + t.in_run[r], static_cast<std::size_t>(in_run_bytes));
+        pf.some(pf_total);
+        permute(staged_in, stage, 0, 1, prog, false);
+      } else {
+        for (std::int64_t o = 0; o < b.volume; o += piece) {
+          gather_box(stage + o * unit, box_in, t.src + o, std::min(piece, b.volume - o));
+          pf.some(pf_lines);
+        }
       }
       unsigned char* box_out = out + c.out();
       for (std::int64_t r = 0; r < out_runs; ++r)
@@ -247,9 +332,16 @@ bool plane_runs_short(const plan_geometry& g) {
 }  // namespace
 
 bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
-  return cpu_box_mode() == box_mode::automatic && g.algo == algorithm::transpose2d && g.row_rank >= 1 &&
+  return cpu_box_mode() != box_mode::never && g.algo == algorithm::transpose2d && g.row_rank >= 1 &&
          g.col_rank >= 1 && plane_runs_short(g) && make_cpu_box(g, b) && gather_for(b.unit_bytes) != nullptr &&
          b.volume * b.unit_bytes <= cpu_box_max_bytes;
+}
+
+bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa) {
+  box_tables t;
+  make_tables(b, t);
+  choose_program(b, t, isa);
+  return t.prog_lg >= 0;
 }
 
 bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads) {

@@ -32,6 +32,7 @@
 #include "cpu/cpu_features.hpp"
 #include "cpu/kernel_table.hpp"
 #include "cpu/macrokernels.hpp"
+#include "cpu/periodic_program.hpp"
 #include "cpu/threads.hpp"
 #include "cpu/tuning_cpu.hpp"
 
@@ -145,29 +146,17 @@ void copy_bytes(const byte_map& m, const unsigned char* in, unsigned char* out, 
 struct built_table {
   byte_map map;
   std::int64_t head = -1;
-  int granule = 0;
-  std::int64_t max_end = 0;  // one past the last input byte a period's loads touch
-  std::vector<std::int32_t> first;
-  std::vector<std::int64_t> src;
-  std::vector<std::uint64_t> mask;
-  std::vector<unsigned char> index;
+  periodic_program prog;
 
-  bool same(const byte_map& m, std::int64_t h, int g) const { return map == m && head == h && granule == g; }
-  periodic_table view() const {
-    return {map.out_period(), map.in_period(), static_cast<int>(first.size()) - 1, first.data(), src.data(),
-            mask.data(), index.data()};
-  }
+  bool same(const byte_map& m, std::int64_t h, int g) const { return map == m && head == h && prog.granule == g; }
+  periodic_table view() const { return prog.view(map.out_period(), map.in_period()); }
+  std::int64_t max_end() const { return prog.max_end; }
 
   void build(const byte_map& m, std::int64_t h, int g) {
     map = m;
     head = h;
-    granule = g;
+    prog.clear(g);
     const int vectors = static_cast<int>(m.out_period() / line), per_vector = static_cast<int>(line / g);
-    first.assign(1, 0);
-    src.clear();
-    mask.clear();
-    index.clear();
-    max_end = 0;
     std::vector<std::pair<std::int64_t, int>> granules(static_cast<std::size_t>(per_vector));  // (source, slot)
     byte_walk w(map, head);
     for (int j = 0; j < vectors; ++j) {
@@ -175,32 +164,7 @@ struct built_table {
         granules[static_cast<std::size_t>(i)] = {w.source(), i};
         for (int n = 0; n < g; ++n) w.next();
       }
-      std::sort(granules.begin(), granules.end());
-      // Greedy windows: each starts at the lowest source not covered yet and takes every granule within 128
-      // bytes of it.
-      for (std::size_t i = 0; i < granules.size();) {
-        const std::int64_t start = granules[i].first;
-        unsigned char idx[64] = {};
-        std::uint64_t msk = 0;
-        for (; i < granules.size() && granules[i].first + g <= start + 2 * line; ++i) {
-          const int slot = granules[i].second;
-          const auto v = static_cast<std::uint32_t>((granules[i].first - start) / g);
-          if (g == 1) {
-            idx[slot] = static_cast<unsigned char>(v);
-          } else if (g == 2) {
-            const auto v16 = static_cast<std::uint16_t>(v);
-            std::memcpy(idx + slot * g, &v16, 2);
-          } else {
-            std::memcpy(idx + slot * g, &v, 4);
-          }
-          msk |= ((std::uint64_t{1} << g) - 1) << (slot * g);
-        }
-        src.push_back(start);
-        mask.push_back(msk);
-        index.insert(index.end(), idx, idx + 64);
-        max_end = std::max(max_end, start + 2 * line);
-      }
-      first.push_back(static_cast<std::int32_t>(src.size()));
+      prog.add_vector(granules);
     }
   }
 };
@@ -283,7 +247,7 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
   };
   const built_table& first_table = table_for(m, head_of(out), gran);
   const std::int64_t max_windows = m.kind == map_kind::planes ? periodic_max_windows_per_vector : periodic_max_windows_thin;
-  if (static_cast<std::int64_t>(first_table.src.size()) > max_windows * (period / line)) return false;
+  if (first_table.prog.windows() > max_windows * (period / line)) return false;
 
   // The ranges: item b (one range for a packed batch of planes), output row j.
   const std::int64_t ranges = batch_as_one ? 1 : items * lines;
@@ -299,7 +263,7 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
   // Periods of each range whose loads stay inside its input and whose vectors inside its output.
   auto periods_of = [&](const range& rg, const built_table& t) {
     const std::int64_t h = t.head, in_p = m.in_period();
-    const std::int64_t by_in = rg.in_bytes >= t.max_end ? (rg.in_bytes - t.max_end) / in_p + 1 : 0;
+    const std::int64_t by_in = rg.in_bytes >= t.max_end() ? (rg.in_bytes - t.max_end()) / in_p + 1 : 0;
     return std::max<std::int64_t>(0, std::min(by_in, (line_bytes - h) / period));
   };
   // Every range's table, by head, before the workers start.

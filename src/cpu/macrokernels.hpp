@@ -8,6 +8,8 @@
 
 namespace xpose::detail {
 
+struct isa_kernels;  // cpu/kernel_table.hpp
+
 /// algorithm::copy and algorithm::rows: one contiguous run of elem_words words per batch item.
 void cpu_rows(const plan_geometry& g, const void* in, void* out, int threads);
 
@@ -25,6 +27,10 @@ bool cpu_box(const plan_geometry& g, const void* in, void* out, int threads);
 
 /// The box cpu_box moves `g` in: true and `b` filled where it takes boxes (never under box_mode::never).
 bool cpu_box_plan(const plan_geometry& g, box_plan& b);
+
+/// Whether cpu_box moves the boxes of `b` through the permute path of level `isa` rather than the element
+/// gather (the rule of macrokernel_box.cpp; for tests).
+bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa);
 
 /// algorithm::transpose2d on a packed batch of small planes (plane geometry, no compound side): the whole
 /// batch as one periodic byte permutation (macrokernel_periodic.cpp). Returns false (nothing done) where the

@@ -196,6 +196,15 @@ inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_
   return {r, c};
 }
 
+/// CPU boxes (macrokernel_box.cpp) take the permute path when the box's output vectors need at most one
+/// 128-byte window per this many elements (and the level has a permute whose granule divides the unit). Dev
+/// VM (AMD EPYC, VBMI), same call, 1 thread vs the non-temporal copy, gather -> permute path
+/// (benchmarks/results/cpu-box-permute-epyc.txt): taken, u8 r8 n6 (2 windows a 64-element vector) 0.107 ->
+/// 0.175, u8 5x5x200x7x5x3x128 (5) 0.146 -> 0.201, fp16 r8 n6 (2.3 a 32-element vector) 0.190 -> 0.221, u8 r8
+/// n27 (6) 0.158 -> 0.163; lost where a window served fewer: fp16 r8 n27 (6 a 32-element vector) 0.220 ->
+/// 0.172, fp32 r8 n6 (4 a 16-element vector) 0.287 -> 0.191, u8 r6 n18 (30 a 64-element vector) 0.147 -> 0.063.
+inline constexpr std::int64_t box_permute_min_elements = 8;
+
 /// Packed batches of small planes as one periodic permutation (macrokernel_periodic.cpp): planes of at most
 /// this many bytes, a period (lcm(plane, 64)) of at most periodic_max_period_bytes (its table: 64 index bytes
 /// a window), at least periodic_min_periods periods in the batch (the bytes past the last whole period are

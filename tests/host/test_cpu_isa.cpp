@@ -309,10 +309,14 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
 // every unit size (3- and 12-byte elements as boxes of their words), a ragged split (an axis with no divisor
 // that fits: box_tail's second launch), pitched input and output views, cached and streaming stores (runs at
 // every line phase), misaligned views, 1 and 2 threads. Each case is run with boxes and without (the plane
-// paths), both against the reference; the test checks that the cases do take boxes.
+// paths) and with boxes through the element gather only (box_mode::gather: where the rule takes the permute
+// path, its alternative), all against the reference; the test checks that the cases do take boxes, and the
+// permute path on the levels that have a permute kernel.
 TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
   std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 5);
-  int boxed = 0, ragged = 0;
+  int boxed = 0, ragged = 0, permuted = 0;
+  const auto& kernels = xpose::detail::kernels_for(GetParam());
+  const bool has_permute = kernels.periodic[0] != nullptr || kernels.periodic[1] != nullptr || kernels.periodic[2] != nullptr;
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
     const forced_level level(GetParam(), mode);
     ASSERT_TRUE(level.ok());
@@ -333,10 +337,15 @@ TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
         if (xpose::detail::cpu_box_plan(plan->geometry(), b)) {
           ++boxed;
           if (b.tail_extent > 0) ++ragged;
+          if (xpose::detail::cpu_box_permutes(b, kernels)) ++permuted;
         }
         const char* how = mode == streaming_mode::always ? "streaming on" : "streaming off";
         ASSERT_EQ(check(p, rng, 0, 0, 2), "") << how;
         ASSERT_EQ(check(p, rng, 5, 9, 1), "") << how;
+        {
+          const xpose::test::forced_box_mode gather_only(xpose::detail::box_mode::gather);
+          ASSERT_EQ(check(p, rng, 3, 1, 2), "") << how << ", boxes through the gather";
+        }
         const xpose::test::forced_box_mode no_boxes(xpose::detail::box_mode::never);
         ASSERT_EQ(check(p, rng, 0, 4, 2), "") << how << ", boxes off";
       }
@@ -344,6 +353,9 @@ TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
   }
   EXPECT_GE(boxed, 70) << "too few cases took boxes";
   EXPECT_GE(ragged, 8) << "too few cases split an axis ragged";
+  std::printf("boxes %d, through the permute path %d\n", boxed, permuted);
+  if (has_permute) EXPECT_GE(permuted, 8) << "too few cases took the permute path";
+  else EXPECT_EQ(permuted, 0);
 }
 
 // Periodic permutations (macrokernel_periodic.cpp), on the levels that have the permute kernel (AVX-512: 2- and
