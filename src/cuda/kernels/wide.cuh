@@ -161,6 +161,9 @@ __global__ void __launch_bounds__(wide_policy::threads) transpose2d_wide_gather_
       src += r0 * p.in_ld;
       dst += c0 * p.out_ld;
     }
+    // (The tile setup above is transpose2d_wide_kernel's. A shared __forceinline__ helper returning the tile's
+    // bases and extents changed that kernel's code and cost it 0.5-1 % on every 8- and 16-byte-chunk row of
+    // wide_units / wide_heads, H200, same call; kept as two copies.)
     const unsigned len = nr * U, n = nc * Q;
     wide_chunk ch[P];
     unsigned char* at[P];
