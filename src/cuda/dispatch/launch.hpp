@@ -127,7 +127,8 @@ status launch_skinny_odd_tiles(transpose2d_params p, std::int64_t unit_bytes, cu
 bool pixel48_applies(std::int64_t unit_bytes);
 /// p: transpose2d parameters with tiles_total = the batch count; out_aligned16: the output's base, pitch and
 /// batch strides are 16-byte multiples.
-status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream);
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, const device_info& dev,
+                      cudaStream_t stream);
 
 /// The alignment bits of a transpose2d geometry's strides in bytes: all of them, the input side's (batch input
 /// strides, row side) and the output side's (batch output strides, column side).

@@ -12,7 +12,7 @@ namespace xpose::detail {
 namespace {
 
 template <int UnitBytes>
-status launch(transpose2d_params p, bool out_aligned16, cudaStream_t stream) {
+status launch(transpose2d_params p, bool out_aligned16, const device_info& dev, cudaStream_t stream) {
   using S = pixel48_shape<UnitBytes>;
   const std::int64_t tr = (p.rows + S::T - 1) / S::T, tc = (p.cols + S::Tc - 1) / S::Tc;
   p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
@@ -20,6 +20,20 @@ status launch(transpose2d_params p, bool out_aligned16, cudaStream_t stream) {
   p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
   static_assert(S::smem_bytes <= 48 * 1024, "above 48 KiB the launch would need the shared-memory opt-in");
   const unsigned grid = grid_for(p.tiles_total);
+  if (out_aligned16) {
+    // Tiles of outputs on the 16-byte grid prefetch the input of the tile half a wave of resident blocks on
+    // into L2 (pixel48_policy::prefetch_waves).
+    static const int resident = [] {
+      int blocks = 0;
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, transpose2d_pixel48_kernel<UnitBytes, true>, S::threads,
+                                                        S::smem_bytes) != cudaSuccess) {
+        (void)cudaGetLastError();
+        blocks = 0;
+      }
+      return blocks;
+    }();
+    p.prefetch_ahead = static_cast<std::int64_t>(resident * pixel48_policy::prefetch_waves * dev.sm_count);
+  }
   // Outputs on the 16-byte grid (RGB8 3840 x 2160: rows of 6480 bytes) stage no halo rows. H100, same call:
   // see docs/perf-notes.md (eleventh session).
   if (out_aligned16) transpose2d_pixel48_kernel<UnitBytes, true><<<grid, S::threads, S::smem_bytes, stream>>>(p);
@@ -34,12 +48,13 @@ bool pixel48_applies(std::int64_t unit_bytes) {
   return unit_bytes == 3 || unit_bytes == 6 || unit_bytes == 12 || unit_bytes == 24;
 }
 
-status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, cudaStream_t stream) {
+status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, const device_info& dev,
+                      cudaStream_t stream) {
   switch (unit_bytes) {
-    case 3: return launch<3>(p, out_aligned16, stream);
-    case 6: return launch<6>(p, out_aligned16, stream);
-    case 12: return launch<12>(p, out_aligned16, stream);
-    case 24: return launch<24>(p, out_aligned16, stream);
+    case 3: return launch<3>(p, out_aligned16, dev, stream);
+    case 6: return launch<6>(p, out_aligned16, dev, stream);
+    case 12: return launch<12>(p, out_aligned16, dev, stream);
+    case 24: return launch<24>(p, out_aligned16, dev, stream);
     default: return status(status_code::internal, "pixel48: unit is not 3, 6, 12 or 24 bytes");
   }
 }

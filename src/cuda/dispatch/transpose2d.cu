@@ -839,7 +839,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   if (!compound && skinny_odd_applies(unit) && !pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16)
     return launch_skinny_odd_tiles(p, unit, stream);
   // pixel48: 3-, 6-, 12-, 24-byte units (RGB pixels) as register permutes of 48-byte row pieces.
-  if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, out_align_bits % 16 == 0, stream);
+  if (!compound && pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16) return launch_pixel48(p, unit, out_align_bits % 16 == 0, dev, stream);
   // gather16: 16-byte global accesses whatever the alignment or unit size, when both sides fill its tiles.
   // Units of 17-64 bytes too (rows of 32 or 64 chunks), where the words kernel moved 4- or 8-byte words (or
   // bytes). H100, same call (benchmarks/suites/wide_units.txt), words -> gather16: fp32 5802 x 3305 x 7

@@ -5,7 +5,8 @@
 // A tile is T = tile_rows input rows x Tc = 192 / U columns. Three phases, as in skinny16:
 //   1. stage the tile's input rows, plus a halo of ceil(16 / U) rows below it, as the aligned 16-byte chunks
 //      that cover them (cp.async; bytewise only at the input's ends), unshifted: row r's byte 0 is at offset m_r (its
-//      address mod 16) of its shared-memory row;
+//      address mod 16) of its shared-memory row; outputs on the 16-byte grid meanwhile prefetch into L2 the input
+//      of the tile p.prefetch_ahead on (pixel48_policy::prefetch_waves);
 //   2. register permute: a micro-tile is 4 staged rows x 48 bytes (C = 48 / U columns). A thread reads its
 //      12 words per row realigned by m_r (`read16`), permutes the bytes in registers (`permute_bytes`:
 //      C output rows x 4 U bytes) and writes them into the output rows' buffer at logical offsets;
@@ -130,6 +131,21 @@ __global__ void __launch_bounds__(pixel48_policy::threads(UnitBytes)) transpose2
       const unsigned i = x / S::row_chunks, q = x - i * S::row_chunks;
       skinny16_stage_chunk<false>(in_tile + i * static_cast<std::uint64_t>(p.in_ld), row_len, staged + i * S::in_pitch, q,
                                   p.in_lo, p.in_hi);
+    }
+    // The input of the tile p.prefetch_ahead on (half a wave of resident blocks: a block that starts soon)
+    // into L2 while this block waits for its own: its lines (at most 3 a row) spread over the threads.
+    if (OutAligned && p.prefetch_ahead > 0 && t + p.prefetch_ahead < p.tiles_total) {
+      const tile_coords tn(p, t + p.prefetch_ahead, S::T, S::Tc);
+      const std::uint64_t in_next = reinterpret_cast<std::uint64_t>(p.in) + tn.in_off + tn.r0 * p.in_ld + tn.c0 * U;
+      const std::int64_t rl = p.rows - tn.r0, cl = p.cols - tn.c0;
+      const unsigned rows_n = static_cast<unsigned>(rl < stage_max ? rl : stage_max);
+      const unsigned len_n = static_cast<unsigned>(cl < S::Tc ? cl : S::Tc) * U;
+      for (unsigned x = threadIdx.x; x < rows_n * 3; x += threads) {
+        const unsigned i = x / 3, k = x - 3 * i;
+        const std::uint64_t a = in_next + i * static_cast<std::uint64_t>(p.in_ld);
+        const std::uint64_t line = (a & ~std::uint64_t{127}) + 128 * k;
+        if (line < a + len_n) asm volatile("prefetch.global.L2 [%0];" ::"l"(line));
+      }
     }
     cp_async_wait_all();
     __syncthreads();  // staged rows visible to every thread

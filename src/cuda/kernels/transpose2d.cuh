@@ -120,6 +120,7 @@ struct transpose2d_params {
   fast_divmod tiles_r;     // tiles along r (divisor = count)
   fast_divmod tiles_c;     // tiles along c
   std::int64_t tiles_total;
+  std::int64_t prefetch_ahead = 0;  // pixel48: the tile this many ahead has its input prefetched into L2
   batch_map<transpose2d_max_batch_rank> batch;
 };
 

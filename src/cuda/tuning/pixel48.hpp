@@ -15,6 +15,14 @@ struct pixel48_policy {
   /// 0.898, RGB32F 4K 0.797 vs 0.898 (more registers a thread: fewer blocks an SM). Tiles of 32 rows were
   /// worse for every unit (halo rows: 6/32 extra for RGB8), 128 rows mixed (RGB8 4K 0.813, RGB16 4K 0.816-0.872).
   static constexpr int threads(int unit_bytes) { return unit_bytes == 3 ? 256 : 128; }
+  /// Outputs on the 16-byte grid: each tile prefetches into L2 the input of the tile this many waves of
+  /// resident blocks ahead (blocks start in tile order, so that tile's block starts soon). H200, same binary,
+  /// off / 0.5 / 1 / 2 waves: RGB8 8192^2 0.775 / 0.840 / 0.856 / 0.763, RGB8 2160x3840 0.755 / 0.811 / 0.792 /
+  /// 0.741, 3840x2160 0.759 / 0.825 / 0.811 / 0.753, RGB16 8192^2 0.853 / 0.889 / 0.845 / 0.652, RGB16 4K 0.852
+  /// / 0.881 / 0.846 / 0.756, RGB32F 8192^2 0.876 / 0.914 / 0.872 / 0.657, 4K 0.937 / 0.974 / 0.930 / 0.763.
+  /// Outputs off the grid (the realigning store phase: more instructions a tile) lost with it at every
+  /// distance: RGB8 8191x8193 0.641 -> 0.620, batched 16x1000x1500 0.634 -> 0.590.
+  static constexpr double prefetch_waves = 0.5;
 };
 
 }  // namespace xpose::detail
