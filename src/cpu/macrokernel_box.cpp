@@ -9,8 +9,8 @@
 //   1. gather: the box's elements in output order into an L1 staging buffer, one unit at a time through a
 //      table of input offsets built once per box shape (a box is the same permutation wherever it lies); or,
 //      where the level has a two-source permute and the box's output vectors need few input windows, the
-//      permute path: the box's input runs copied back to back into L1, then each 64-byte output vector
-//      assembled by a few permutes (choose_program);
+//      permute path: each 64-byte output vector assembled by a few permutes of 128-byte input windows
+//      (choose_program);
 //   2. write: each output run from the buffer to its address — whole lines with non-temporal stores when the
 //      output is large (use_streaming), the partial lines at a run's ends with plain ones (other boxes own
 //      the rest of those lines: every byte is written by exactly one box);
@@ -32,6 +32,7 @@
 #include "cpu/threads.hpp"
 #include "cpu/tuning_cpu.hpp"
 #include "plan/box.hpp"
+#include "plan/span.hpp"
 
 namespace xpose::detail {
 
@@ -75,8 +76,7 @@ class box_cursor {
 // grown on first use and kept, so an execution allocates nothing once warm; the workers only read it.
 struct box_tables {
   std::vector<std::int32_t> storage;
-  std::vector<std::int32_t> in_index;  // input-order index of the o-th element in output order (V entries)
-  periodic_program prog;  // the box's output bytes from its input runs staged back to back (permute path)
+  periodic_program prog;  // the box's output bytes from windows of its input (permute path)
   int prog_lg = -1;       // isa.periodic[prog_lg] runs prog; -1: the gather
   // What the tables were built for: the box's axes, the level and the box mode.
   box_plan built{};
@@ -116,27 +116,19 @@ void make_tables(const box_plan& b, box_tables& t) {
   std::int32_t* out_run = src + V;
   std::int32_t* in_run = out_run + t.out_runs;
   t.src = src, t.out_run = out_run, t.in_run = in_run;
-  // Input-order weights: axis k's step in the input-order index (axes ascending in input stride).
-  std::array<std::int64_t, 2 * max_canonical_rank> weight{};
-  for (int k = 0, w = 1; k < b.rank; w *= static_cast<int>(b.axis[k].extent), ++k) weight[k] = w;
-  t.in_index.resize(static_cast<std::size_t>(V));
   // Output order: digits over out_order (fastest first), odometer-style.
   std::array<std::int64_t, 2 * max_canonical_rank> d{};
-  std::int64_t in_off = 0, out_off = 0, in_idx = 0;
+  std::int64_t in_off = 0, out_off = 0;
   for (std::int64_t o = 0; o < V; ++o) {
     src[o] = static_cast<std::int32_t>(in_off);
-    t.in_index[static_cast<std::size_t>(o)] = static_cast<std::int32_t>(in_idx);
     if (o % b.out_run == 0) out_run[o / b.out_run] = static_cast<std::int32_t>(out_off);
     for (int j = 0; j < b.rank; ++j) {
-      const int k = b.out_order[j];
-      const box_axis& a = b.axis[k];
+      const box_axis& a = b.axis[b.out_order[j]];
       in_off += a.in_stride;
       out_off += a.out_stride;
-      in_idx += weight[k];
       if (++d[j] < a.extent) break;
       in_off -= a.extent * a.in_stride;
       out_off -= a.extent * a.out_stride;
-      in_idx -= a.extent * weight[k];
       d[j] = 0;
     }
   }
@@ -154,17 +146,22 @@ void make_tables(const box_plan& b, box_tables& t) {
   }
 }
 
-// The permute path (the level's two-source permutes, periodic_avx512.hpp): the box's input runs copied back
-// to back into an L1 buffer (input order: element i at byte i x U), then each 64-byte vector of the box's
-// output order assembled from the 128-byte windows of that buffer that hold its bytes (periodic_program), where
-// the gather moves one element a load and a store. Chosen per box plan when the level has a permute whose
-// granule divides the unit and a window serves at least box_permute_min_elements elements (tuning_cpu.hpp).
+// The permute path (the level's two-source permutes, periodic_avx512.hpp): each 64-byte vector of the box's
+// output order assembled from the 128-byte windows of the box's input that hold its bytes (periodic_program,
+// the windows at input offsets from the box's first element), where the gather moves one element a load and a
+// store. Chosen per box plan when the level has a permute whose granule divides the unit and every input
+// stride of the box (window indices count granules) and a window serves at least box_permute_min_elements
+// elements (tuning_cpu.hpp). A window may reach up to 127 bytes past the box's last input byte: boxes whose
+// windows would pass the input's end take the gather.
 void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
   t.prog_lg = -1;
   const std::int64_t U = b.unit_bytes, V = b.volume, bytes = V * U;
   int lg = -1;
-  for (int l = 2; l >= 0 && lg < 0; --l)
-    if (isa.periodic[l] != nullptr && U % (std::int64_t{1} << l) == 0) lg = l;
+  for (int l = 2; l >= 0 && lg < 0; --l) {
+    bool divides = isa.periodic[l] != nullptr && U % (std::int64_t{1} << l) == 0;
+    for (int k = 0; k < b.rank && divides; ++k) divides = b.axis[k].in_stride % (std::int64_t{1} << l) == 0;
+    if (divides) lg = l;
+  }
   if (lg < 0 || cpu_box_mode() == box_mode::gather) return;
   const int g = 1 << lg;
   t.prog.clear(g);
@@ -174,7 +171,7 @@ void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
     granules.clear();
     for (int slot = 0; slot < 64 / g && v0 + slot * g < bytes; ++slot) {
       const std::int64_t p = v0 + slot * g, o = p / U;
-      granules.emplace_back(std::int64_t{t.in_index[static_cast<std::size_t>(o)]} * U + p % U, slot);
+      granules.emplace_back(std::int64_t{t.src[o]} + p % U, slot);
     }
     t.prog.add_vector(granules);
   }
@@ -242,8 +239,9 @@ struct prefetch_walk {
   }
 };
 
+// `in_span`: bytes of the input from `in` on (the permute path's windows stay inside them).
 void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, int threads, bool stream,
-               const isa_kernels& isa) {
+               const isa_kernels& isa, std::int64_t in_span) {
   const gather_fn gather_box = gather_for(b.unit_bytes);
   std::int64_t boxes = 1;
   for (int i = 0; i < b.batch_rank; ++i) boxes *= b.batch[i].extent;
@@ -269,11 +267,9 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   const std::int64_t pf_lines = (pf_total + pieces - 1) / pieces;
   const periodic_fn permute = t.prog_lg >= 0 ? isa.periodic[t.prog_lg] : nullptr;
   const periodic_table prog = t.prog.view(0, 0);
+  const std::int64_t prog_end = t.prog.max_end;  // past the last input byte a box's windows read
   parallel_slices(boxes, nt, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) unsigned char stage[cpu_box_max_bytes];
-    // The permute path's staged input runs; windows read up to 128 bytes past the last element.
-    alignas(64) unsigned char staged_in[cpu_box_max_bytes + 128];
-    if (permute != nullptr) std::memset(staged_in + in_runs * in_run_bytes, 0, 128);
     box_cursor c(b, begin), next(b, begin);
     next.next();
     prefetch_walk pf;
@@ -281,13 +277,9 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
       if (box + 1 < end) pf.start(in + next.in(), t.in_run, in_runs, in_run_bytes);
       else pf.start(nullptr, nullptr, 0, 0);
       const unsigned char* box_in = in + c.in();
-      if (permute != nullptr) {
-        // The next box's lines, half before the staging copy and the rest after it.
-        pf.some(pf_total / 2);
-        for (std::int64_t r = 0; r < in_runs; ++r)
-          std::memcpy(staged_in + r * in_run_bytes, box_in + t.in_run[r], static_cast<std::size_t>(in_run_bytes));
-        pf.some(pf_total);
-        permute(staged_in, stage, 0, 1, prog, false);
+      if (permute != nullptr && c.in() + prog_end <= in_span) {
+        pf.some(pf_total);  // the next box's lines at once: the permutes leave nothing to spread them over
+        permute(box_in, stage, 0, 1, prog, false);
       } else {
         for (std::int64_t o = 0; o < b.volume; o += piece) {
           gather_box(stage + o * unit, box_in, t.src + o, std::min(piece, b.volume - o));
@@ -355,11 +347,12 @@ bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads)
   // share lines with their neighbours; a run's partial lines are stored plainly by stream_bytes anyway).
   const bool stream = isa.stream_lines != nullptr &&
                       use_streaming(bytes, std::max<std::int64_t>(b.out_run * b.unit_bytes, 4 * line), host_caches());
-  run_boxes(b, in, out, threads, stream, isa);
+  const auto in_span = static_cast<std::int64_t>(input_span_bytes(g));
+  run_boxes(b, in, out, threads, stream, isa, in_span);
   if (b.tail_extent > 0) {  // a ragged split: the split axis's last indices, as smaller boxes
     std::int64_t in_off = 0, out_off = 0;
     const box_plan tail = box_tail(b, in_off, out_off);
-    run_boxes(tail, in + in_off, out + out_off, threads, stream, isa);
+    run_boxes(tail, in + in_off, out + out_off, threads, stream, isa, in_span - in_off);
   }
   return true;
 }

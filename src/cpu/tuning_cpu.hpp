@@ -197,12 +197,14 @@ inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_
 }
 
 /// CPU boxes (macrokernel_box.cpp) take the permute path when the box's output vectors need at most one
-/// 128-byte window per this many elements (and the level has a permute whose granule divides the unit). Dev
-/// VM (AMD EPYC, VBMI), same call, 1 thread vs the non-temporal copy, gather -> permute path
+/// 128-byte window per this many elements (and the level has a permute whose granule divides the unit and the
+/// strides). Dev VM (AMD EPYC, VBMI), 1 thread vs the non-temporal copy, gather -> permute path with the runs
+/// staged in L1 (the first version; same call) -> windows straight from the input
 /// (benchmarks/results/cpu-box-permute-epyc.txt): taken, u8 r8 n6 (2 windows a 64-element vector) 0.107 ->
-/// 0.175, u8 5x5x200x7x5x3x128 (5) 0.146 -> 0.201, fp16 r8 n6 (2.3 a 32-element vector) 0.190 -> 0.221, u8 r8
-/// n27 (6) 0.158 -> 0.163; lost where a window served fewer: fp16 r8 n27 (6 a 32-element vector) 0.220 ->
-/// 0.172, fp32 r8 n6 (4 a 16-element vector) 0.287 -> 0.191, u8 r6 n18 (30 a 64-element vector) 0.147 -> 0.063.
+/// 0.175 -> 0.231, u8 5x5x200x7x5x3x128 (5) 0.146 -> 0.201 -> 0.196, fp16 r8 n6 (2.3 a 32-element vector) 0.190
+/// -> 0.221 -> 0.280, u8 r8 n27 (6) 0.158 -> 0.163 -> 0.176; staged, lost where a window served fewer: fp16 r8
+/// n27 (6 a 32-element vector) 0.220 -> 0.172, fp32 r8 n6 (4 a 16-element vector) 0.287 -> 0.191, u8 r6 n18 (30
+/// a 64-element vector) 0.147 -> 0.063.
 inline constexpr std::int64_t box_permute_min_elements = 8;
 
 /// Packed batches of small planes as one periodic permutation (macrokernel_periodic.cpp): planes of at most
