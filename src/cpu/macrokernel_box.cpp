@@ -77,6 +77,10 @@ class box_cursor {
 struct box_tables {
   std::vector<std::int32_t> storage;
   periodic_program prog;  // the box's output bytes from windows of its input (permute path)
+  // The tiles path (choose_tiles): the box as a batch of tile_nr x tile_nc transposes.
+  bool tiles = false;
+  std::int64_t tile_nr = 0, tile_nc = 0, tile_in_rs = 0;
+  std::vector<std::int64_t> tile_in, tile_stage;  // per batch item: input offset, stage offset (bytes)
   int prog_lg = -1;       // isa.periodic[prog_lg] runs prog; -1: the gather
   // What the tables were built for: the box's axes, the level and the box mode.
   box_plan built{};
@@ -178,6 +182,41 @@ void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
   if (t.prog.windows() * box_permute_min_elements <= V) t.prog_lg = lg;
 }
 
+// The tiles path: a box whose output order starts with an axis a and then the input's fastest axis 0
+// (contiguous input rows along axis 0, contiguous output rows along a) is a batch of ext_a x ext_0 transposes
+// (one per index of its other axes), which the level's tile kernel moves in register blocks instead of an
+// element (or a 128-byte window) at a time; taken where both sides are at least box_tiles_min_side
+// (tuning_cpu.hpp) and before the permute path.
+void choose_tiles(const box_plan& b, box_tables& t) {
+  t.tiles = false;
+  if (b.rank < 2 || cpu_box_mode() == box_mode::gather) return;
+  const std::int64_t U = b.unit_bytes;
+  const int a = b.out_order[0];
+  if (a == 0 || b.out_order[1] != 0) return;
+  const box_axis &x = b.axis[a], &y = b.axis[0];
+  if (y.in_stride != U || x.out_stride != U || y.out_stride != x.extent * U) return;
+  if (x.extent < box_tiles_min_side || y.extent < box_tiles_min_side) return;
+  t.tile_nr = x.extent, t.tile_nc = y.extent, t.tile_in_rs = x.in_stride;
+  t.tile_in.clear();
+  t.tile_stage.clear();
+  // The other axes in output order (fastest first), odometer-style; stage offsets in output order.
+  std::array<std::int64_t, 2 * max_canonical_rank> d{};
+  const std::int64_t items = b.volume / (x.extent * y.extent), item_bytes = x.extent * y.extent * U;
+  std::int64_t in_off = 0;
+  for (std::int64_t it = 0; it < items; ++it) {
+    t.tile_in.push_back(in_off);
+    t.tile_stage.push_back(it * item_bytes);
+    for (int j = 2; j < b.rank; ++j) {
+      const box_axis& z = b.axis[b.out_order[j]];
+      in_off += z.in_stride;
+      if (++d[j] < z.extent) break;
+      in_off -= z.extent * z.in_stride;
+      d[j] = 0;
+    }
+  }
+  t.tiles = true;
+}
+
 // Elements [o, o + n) of the box in output order, U bytes each, packed into dst: a load and a store each.
 // AVX-512 and AVX2 gathers (vpgatherdd / vpgatherdq through the same table) were slower at every unit size
 // on the dev VM's Xeon (2 threads, 5x5x200x7x5x3x{128,64,32,16} axes 1,3,2,5,0,6,4: u8 35 vs 25 ms, fp32
@@ -255,6 +294,7 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   if (!t.same(b, isa)) {
     make_tables(b, t);
     choose_program(b, t, isa);
+    choose_tiles(b, t);
     t.keep(b, isa);
   }
   const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
@@ -268,6 +308,7 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   const periodic_fn permute = t.prog_lg >= 0 ? isa.periodic[t.prog_lg] : nullptr;
   const periodic_table prog = t.prog.view(0, 0);
   const std::int64_t prog_end = t.prog.max_end;  // past the last input byte a box's windows read
+  const tile_kernel tk = t.tiles ? unit_kernel(isa, unit, unit) : tile_kernel{};
   parallel_slices(boxes, nt, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) unsigned char stage[cpu_box_max_bytes];
     box_cursor c(b, begin), next(b, begin);
@@ -277,7 +318,12 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
       if (box + 1 < end) pf.start(in + next.in(), t.in_run, in_runs, in_run_bytes);
       else pf.start(nullptr, nullptr, 0, 0);
       const unsigned char* box_in = in + c.in();
-      if (permute != nullptr && c.in() + prog_end <= in_span) {
+      if (tk.tile != nullptr) {
+        pf.some(pf_total);
+        for (std::size_t it = 0; it < t.tile_in.size(); ++it)
+          tk.tile(box_in + t.tile_in[it], t.tile_in_rs, stage + t.tile_stage[it], t.tile_nr * unit, t.tile_nr, t.tile_nc, 1,
+                  nullptr);
+      } else if (permute != nullptr && c.in() + prog_end <= in_span) {
         pf.some(pf_total);  // the next box's lines at once: the permutes leave nothing to spread them over
         permute(box_in, stage, 0, 1, prog, false);
       } else {
@@ -333,7 +379,15 @@ bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa) {
   box_tables t;
   make_tables(b, t);
   choose_program(b, t, isa);
-  return t.prog_lg >= 0;
+  choose_tiles(b, t);
+  return t.prog_lg >= 0 && !(t.tiles && unit_kernel(isa, b.unit_bytes, b.unit_bytes).tile != nullptr);
+}
+
+bool cpu_box_tiles(const box_plan& b, const isa_kernels& isa) {
+  box_tables t;
+  make_tables(b, t);
+  choose_tiles(b, t);
+  return t.tiles && unit_kernel(isa, b.unit_bytes, b.unit_bytes).tile != nullptr;
 }
 
 bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads) {

@@ -207,6 +207,13 @@ inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_
 /// a 64-element vector) 0.147 -> 0.063.
 inline constexpr std::int64_t box_permute_min_elements = 8;
 
+/// CPU boxes that are batches of 2-D transposes (macrokernel_box.cpp, choose_tiles) go through the tile kernel
+/// when both sides have at least this many units. Dev VM, 1 thread vs the non-temporal copy, same call, off /
+/// 16 / 4 (benchmarks/results/cpu-box-permute-epyc.txt): u8 30x24x42x28x2x40 axes 2,3,1,4,5,0 (30 x 80 tiles)
+/// 0.155 / 0.197 / 0.202, fp32 r6 n18 0.419 / 0.548 / 0.531, fp32 r5 n10 0.386 / 0.415 / 0.303; with 4 the thin
+/// ones lost (u8 5x5x200x7x5x3x128, 5 x 128 tiles: 0.192 / 0.187 / 0.089; fp32 r7 n26 0.224 / 0.224 / 0.165).
+inline constexpr std::int64_t box_tiles_min_side = 16;
+
 /// Packed batches of small planes as one periodic permutation (macrokernel_periodic.cpp): planes of at most
 /// this many bytes, a period (lcm(plane, 64)) of at most periodic_max_period_bytes (its table: 64 index bytes
 /// a window), at least periodic_min_periods periods in the batch (the bytes past the last whole period are

@@ -314,7 +314,7 @@ TEST_P(CpuIsaLevel, NdPermutationsWithMergedColumns) {
 // permute path on the levels that have a permute kernel.
 TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
   std::mt19937_64 rng(xpose::test::test_seed(default_seed) + 5);
-  int boxed = 0, ragged = 0, permuted = 0;
+  int boxed = 0, ragged = 0, permuted = 0, tiled = 0;
   const auto& kernels = xpose::detail::kernels_for(GetParam());
   const bool has_permute = kernels.periodic[0] != nullptr || kernels.periodic[1] != nullptr || kernels.periodic[2] != nullptr;
   for (const streaming_mode mode : {streaming_mode::never, streaming_mode::always}) {
@@ -327,6 +327,7 @@ TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
           problem{{3, 6, 7, 3, 40, 3, 3, 3}, {1, 2, 0, 7, 6, 4, 5, 3}, eb, {}, {}},  // cols [3, 3]
           problem{{7, 12, 9, 5, 44}, {1, 0, 2, 4, 3}, eb, {}, {}},                // 5 x 44 planes, scattered
           problem{{4099, 10, 2, 2}, {2, 0, 3, 1}, eb, {}, {}},                     // 4099: ragged boxes
+          problem{{30, 3, 7, 28, 2, 40}, {2, 3, 1, 4, 5, 0}, eb, {}, {}},          // batches of 2-D tiles
           // pitched views: the r7 shape with padded input rows, and an output with gaps between its planes
           problem{{5, 5, 4, 7, 5, 3, 32}, {1, 3, 2, 5, 0, 6, 4}, eb, {75000, 15000, 3750, 535, 107, 33, 1}, {}},
           problem{{7, 12, 9, 5, 44}, {1, 0, 2, 4, 3}, eb, {}, {7 * 2036 + 40, 2036, 224, 5, 1}}};
@@ -338,6 +339,7 @@ TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
           ++boxed;
           if (b.tail_extent > 0) ++ragged;
           if (xpose::detail::cpu_box_permutes(b, kernels)) ++permuted;
+          if (xpose::detail::cpu_box_tiles(b, kernels)) ++tiled;
         }
         const char* how = mode == streaming_mode::always ? "streaming on" : "streaming off";
         ASSERT_EQ(check(p, rng, 0, 0, 2), "") << how;
@@ -353,7 +355,8 @@ TEST_P(CpuIsaLevel, NdPermutationsAsBoxes) {
   }
   EXPECT_GE(boxed, 70) << "too few cases took boxes";
   EXPECT_GE(ragged, 8) << "too few cases split an axis ragged";
-  std::printf("boxes %d, through the permute path %d\n", boxed, permuted);
+  std::printf("boxes %d, through the permute path %d, as tiles %d\n", boxed, permuted, tiled);
+  EXPECT_GE(tiled, 4) << "too few cases took the tiles path";
   if (has_permute) EXPECT_GE(permuted, 8) << "too few cases took the permute path";
   else EXPECT_EQ(permuted, 0);
 }
