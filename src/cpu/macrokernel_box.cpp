@@ -8,9 +8,10 @@
 // (there: 51 x 2 x 7 in, 2 x 2 x 51 out). Per box, on one thread:
 //   1. gather: the box's elements in output order into an L1 staging buffer, one unit at a time through a
 //      table of input offsets built once per box shape (a box is the same permutation wherever it lies); or,
-//      where the level has a two-source permute and the box's output vectors need few input windows, the
-//      permute path: each 64-byte output vector assembled by a few permutes of 128-byte input windows
-//      (choose_program);
+//      for a box that is a batch of 2-D transposes (its output order's first axis, then the input's
+//      contiguous axis), the level's tile kernel on each (choose_tiles); or, where the level has a two-source
+//      permute and the box's output vectors need few input windows, the permute path: each 64-byte output
+//      vector assembled by a few permutes of 128-byte input windows (choose_program);
 //   2. write: each output run from the buffer to its address — whole lines with non-temporal stores when the
 //      output is large (use_streaming), the partial lines at a run's ends with plain ones (other boxes own
 //      the rest of those lines: every byte is written by exactly one box);
@@ -159,6 +160,7 @@ void make_tables(const box_plan& b, box_tables& t) {
 // windows would pass the input's end take the gather.
 void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
   t.prog_lg = -1;
+  if (t.tiles) return;  // the tiles path first (choose_tiles)
   const std::int64_t U = b.unit_bytes, V = b.volume, bytes = V * U;
   int lg = -1;
   for (int l = 2; l >= 0 && lg < 0; --l) {
@@ -293,8 +295,8 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   box_tables& t = callers_tables;
   if (!t.same(b, isa)) {
     make_tables(b, t);
-    choose_program(b, t, isa);
     choose_tiles(b, t);
+    choose_program(b, t, isa);
     t.keep(b, isa);
   }
   const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
@@ -308,7 +310,7 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   const periodic_fn permute = t.prog_lg >= 0 ? isa.periodic[t.prog_lg] : nullptr;
   const periodic_table prog = t.prog.view(0, 0);
   const std::int64_t prog_end = t.prog.max_end;  // past the last input byte a box's windows read
-  const tile_kernel tk = t.tiles ? unit_kernel(isa, unit, unit) : tile_kernel{};
+  const tile_kernel tk = t.tiles ? unit_kernel(isa, unit, unit) : tile_kernel{};  // the level's or the portable one
   parallel_slices(boxes, nt, [&](std::int64_t begin, std::int64_t end) {
     alignas(64) unsigned char stage[cpu_box_max_bytes];
     box_cursor c(b, begin), next(b, begin);
@@ -378,16 +380,16 @@ bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
 bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa) {
   box_tables t;
   make_tables(b, t);
-  choose_program(b, t, isa);
   choose_tiles(b, t);
-  return t.prog_lg >= 0 && !(t.tiles && unit_kernel(isa, b.unit_bytes, b.unit_bytes).tile != nullptr);
+  choose_program(b, t, isa);
+  return t.prog_lg >= 0;
 }
 
-bool cpu_box_tiles(const box_plan& b, const isa_kernels& isa) {
+bool cpu_box_tiles(const box_plan& b) {
   box_tables t;
   make_tables(b, t);
   choose_tiles(b, t);
-  return t.tiles && unit_kernel(isa, b.unit_bytes, b.unit_bytes).tile != nullptr;
+  return t.tiles;
 }
 
 bool cpu_box(const plan_geometry& g, const void* in_v, void* out_v, int threads) {

@@ -32,9 +32,9 @@ bool cpu_box_plan(const plan_geometry& g, box_plan& b);
 /// gather (the rule of macrokernel_box.cpp; for tests).
 bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa);
 
-/// Whether cpu_box moves the boxes of `b` as batches of 2-D tiles through level `isa`'s tile kernel (the rule
-/// of macrokernel_box.cpp; for tests).
-bool cpu_box_tiles(const box_plan& b, const isa_kernels& isa);
+/// Whether cpu_box moves the boxes of `b` as batches of 2-D tiles through the level's tile kernel (the rule of
+/// macrokernel_box.cpp; for tests).
+bool cpu_box_tiles(const box_plan& b);
 
 /// algorithm::transpose2d on a packed batch of small planes (plane geometry, no compound side): the whole
 /// batch as one periodic byte permutation (macrokernel_periodic.cpp). Returns false (nothing done) where the
