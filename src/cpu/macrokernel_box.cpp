@@ -100,11 +100,8 @@ struct box_tables {
     }
     return true;
   }
-  void keep(const box_plan& b, const isa_kernels& isa) {
-    built = b;
-    built_isa = &isa;
-    built_mode = cpu_box_mode();
-  }
+  // Builds every table of `b` for `isa` (make_tables, choose_tiles, choose_program below) and remembers what for.
+  void build(const box_plan& b, const isa_kernels& isa);
   const std::int32_t* src = nullptr;      // input offset of the o-th element in output order (V entries)
   const std::int32_t* out_run = nullptr;  // output offset of each output run (out_run elements contiguous)
   const std::int32_t* in_run = nullptr;   // input offset of each input run (for the prefetch)
@@ -162,12 +159,9 @@ void choose_program(const box_plan& b, box_tables& t, const isa_kernels& isa) {
   t.prog_lg = -1;
   if (t.tiles) return;  // the tiles path first (choose_tiles)
   const std::int64_t U = b.unit_bytes, V = b.volume, bytes = V * U;
-  int lg = -1;
-  for (int l = 2; l >= 0 && lg < 0; --l) {
-    bool divides = isa.periodic[l] != nullptr && U % (std::int64_t{1} << l) == 0;
-    for (int k = 0; k < b.rank && divides; ++k) divides = b.axis[k].in_stride % (std::int64_t{1} << l) == 0;
-    if (divides) lg = l;
-  }
+  std::uint64_t bits = static_cast<std::uint64_t>(U);
+  for (int k = 0; k < b.rank; ++k) bits |= static_cast<std::uint64_t>(b.axis[k].in_stride);
+  const int lg = periodic_granule_lg(isa, bits);
   if (lg < 0 || cpu_box_mode() == box_mode::gather) return;
   const int g = 1 << lg;
   t.prog.clear(g);
@@ -217,6 +211,15 @@ void choose_tiles(const box_plan& b, box_tables& t) {
     }
   }
   t.tiles = true;
+}
+
+void box_tables::build(const box_plan& b, const isa_kernels& isa) {
+  make_tables(b, *this);
+  choose_tiles(b, *this);
+  choose_program(b, *this, isa);
+  built = b;
+  built_isa = &isa;
+  built_mode = cpu_box_mode();
 }
 
 // Elements [o, o + n) of the box in output order, U bytes each, packed into dst: a load and a store each.
@@ -293,12 +296,7 @@ void run_boxes(const box_plan& b, const unsigned char* in, unsigned char* out, i
   // a sort of each output vector's sources.
   thread_local box_tables callers_tables;
   box_tables& t = callers_tables;
-  if (!t.same(b, isa)) {
-    make_tables(b, t);
-    choose_tiles(b, t);
-    choose_program(b, t, isa);
-    t.keep(b, isa);
-  }
+  if (!t.same(b, isa)) t.build(b, isa);
   const std::int64_t unit = b.unit_bytes, run_bytes = b.out_run * unit, in_run_bytes = b.in_run * unit;
   const std::int64_t out_runs = t.out_runs, in_runs = t.in_runs;
   const int nt = resolve_threads(threads, boxes * b.volume * unit, boxes);
@@ -379,16 +377,13 @@ bool cpu_box_plan(const plan_geometry& g, box_plan& b) {
 
 bool cpu_box_permutes(const box_plan& b, const isa_kernels& isa) {
   box_tables t;
-  make_tables(b, t);
-  choose_tiles(b, t);
-  choose_program(b, t, isa);
+  t.build(b, isa);
   return t.prog_lg >= 0;
 }
 
 bool cpu_box_tiles(const box_plan& b) {
   box_tables t;
-  make_tables(b, t);
-  choose_tiles(b, t);
+  choose_tiles(b, t);  // the box's axes alone decide it
   return t.tiles;
 }
 

@@ -234,9 +234,7 @@ bool cpu_transpose2d_periodic(const plan_geometry& g, const void* in_v, void* ou
   if (m.kind == map_kind::deinterleave) addr_bits |= static_cast<std::uint64_t>(out_rs);
   if (m.kind == map_kind::interleave) addr_bits |= static_cast<std::uint64_t>(in_rs);
   for (int i = 0; i < g.batch_rank; ++i) addr_bits |= static_cast<std::uint64_t>(g.batch_out_stride[i] * wb);
-  int lg = -1;
-  for (int i = 2; i >= 0 && lg < 0; --i)
-    if (isa.periodic[i] != nullptr && addr_bits % (std::uint64_t{1} << i) == 0) lg = i;
+  const int lg = periodic_granule_lg(isa, addr_bits);
   const std::int64_t period = m.out_period();
   if (lg < 0 || period > periodic_max_period_bytes || line_bytes < periodic_min_periods * period) return false;
   const int gran = 1 << lg;

@@ -1,7 +1,7 @@
 // The tables of the two-source permute kernel (kernel_table.hpp: periodic_table, periodic_fn), built from a byte
 // map: each 64-byte output vector from the fewest 128-byte input windows that a greedy pass finds. Shared by
 // the periodic permutations (macrokernel_periodic.cpp: one period of a repeating map) and the CPU boxes
-// (macrokernel_box.cpp: one box staged in L1). Pure host code, no SIMD.
+// (macrokernel_box.cpp: one box, its windows read from the input). Pure host code, no SIMD.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,14 @@
 #include "cpu/kernel_table.hpp"
 
 namespace xpose::detail {
+
+/// log2 of the level's largest permute granule (1, 2 or 4 bytes) that divides `bits` (the unit, addresses and
+/// source distances the caller's map needs whole granules of, or-ed together); -1 where the level has none.
+inline int periodic_granule_lg(const isa_kernels& isa, std::uint64_t bits) {
+  for (int lg = 2; lg >= 0; --lg)
+    if (isa.periodic[lg] != nullptr && bits % (std::uint64_t{1} << lg) == 0) return lg;
+  return -1;
+}
 
 struct periodic_program {
   int granule = 1;           ///< the permute's element size: 1, 2 or 4 bytes
