@@ -260,6 +260,18 @@ TEST(InplaceGpu, SquaresOfRgb8ThroughRegisterPermutes) {
   check({1000, 1000, 3, 40}, 16);
 }
 
+// square_pixel48's 4-unit pieces (odd units of 5-15 bytes) where a batch has at least 8 pairs an SM: full and
+// edge tiles (64 units, 48 for 15-byte units; edges of 8 units end mid-chunk, a 1-unit edge), packed, pitched and
+// with gaps between the matrices (rows still 16-byte aligned); on GPUs with more than 187 SMs some run
+// square_gather.
+TEST(InplaceGpu, SquaresOfOddUnitsThroughRegisterPermutes) {
+  for (std::int64_t U : {5, 7, 9, 11, 13, 15}) {
+    check({200, 200, U, 150});                        // 4 x 4 tiles (5 x 5 for 15 bytes): 10-15 pairs a matrix
+    check({193, 193, U, 150, 208, 0});                // a 1-unit edge; pitched rows
+    check({64, 64, U, 1500, 0, 64 * 64 + 16}, 0, nullptr, inplace_choice::any, 0);  // one or three pairs, gaps
+  }
+}
+
 TEST(InplaceGpu, BatchesPitchedSquaresAndGaps) {
   check({37, 37, 4, 3, 41, 0});
   check({300, 300, 1, 3, 320, 300 * 320 + 16});

@@ -206,14 +206,32 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     set_tiles(U == 1 ? square_shape<1>::shift_step_rows : square_shape<2>::shift_step_rows);
     return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
   }
-  // 3-byte units (RGB8) on 16-byte aligned rows: square_pixel48 where the pairs fill the GPU many times over
-  // (its 196 KiB pairs run one block an SM) and the device lets a block have that much shared memory, else
-  // square_gather (tuning/inplace.hpp gives the figures).
+  // Odd units of 3-15 bytes on 16-byte aligned rows: square_pixel48 where the pairs fill the
+  // GPU many times over (a block holds one pair of 64-128-unit tiles) and the device lets a block have that much
+  // shared memory, else square_gather (tuning/inplace.hpp gives the figures).
   const std::int64_t sms = dev.sm_count;
-  if (rows_aligned16 && U == 3 && square_pixel48_shape<3>::smem_bytes <= dev.smem_optin &&
-      pairs_for(square_pixel48_shape<3>::T) >= inplace_square_pixel48_policy::min_pairs_per_sm * sms) {
-    set_tiles(square_pixel48_shape<3>::T);
-    return launch_square_pixel48<3>(p, stream, dev);
+  if (rows_aligned16 && U <= 15 && inplace_square_pixel48_policy::runs(static_cast<int>(U))) {
+    status launched = status::ok();
+    bool taken = false;
+    auto go = [&]<int V>() {
+      using S = square_pixel48_shape<V>;
+      if (S::smem_bytes > dev.smem_optin || pairs_for(S::T) < inplace_square_pixel48_policy::min_pairs_per_sm * sms)
+        return;
+      set_tiles(S::T);
+      launched = launch_square_pixel48<V>(p, stream, dev);
+      taken = true;
+    };
+    switch (U) {
+      case 3: go.template operator()<3>(); break;
+      case 5: go.template operator()<5>(); break;
+      case 7: go.template operator()<7>(); break;
+      case 9: go.template operator()<9>(); break;
+      case 11: go.template operator()<11>(); break;
+      case 13: go.template operator()<13>(); break;
+      case 15: go.template operator()<15>(); break;
+      default: break;
+    }
+    if (taken) return launched;
   }
   if (rows_aligned16 && U <= square_gather_max_unit) {
     const std::int64_t G = common_word({static_cast<std::uint64_t>(U)});

@@ -13,8 +13,9 @@
 // * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
 //   16-byte loads realigned in registers (transpose2d's shift16), stores on the output's 16-byte grid, each
 //   tile's rows written exactly (partial chunks at both ends).
-// * square_pixel48<UnitBytes>: the same pairs for 3-byte units (RGB8) on 16-byte aligned rows, tiles of 384-byte
-//   rows: chunks staged with cp.async, pixel48's register byte permutes, 16-byte stores.
+// * square_pixel48<UnitBytes>: the same pairs for odd units of 3-15 bytes on 16-byte aligned rows (RGB8 in tiles
+//   of 384-byte rows): chunks staged with cp.async, register byte permutes (pixel48's 48-byte pieces for RGB8,
+//   4-unit pieces for the others), 16-byte stores.
 // * square_units<UnitBytes>: the same pairs for 4- and 8-byte units on rows off the 16-byte grid but on their own:
 //   a warp a row, words of two units on each row's own grid (as transpose2d's unit_pairs), padded shared tiles.
 // * square_words<Word>: the same pairs for any unit (K words) and any alignment, through padded word tiles.
@@ -763,35 +764,91 @@ __device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, in
   return v;
 }
 
-/// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 48-byte micro-tile pieces and 64-byte
-/// groups of the output buffer's slots), staged at an odd number of 16-byte slots a row (pixel48's pitch rule).
-/// RGB8 only: 6- and 12-byte units run faster through square_gather (tuning/inplace.hpp).
+/// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 16-byte chunks), staged at an odd number of
+/// 16-byte slots a row (pixel48's pitch rule: the 16 micro-tile columns of two micro-tile rows a warp reads fall on
+/// distinct banks). A micro-tile is 4 staged rows x C units (a piece of C U bytes a row): RGB8 in 48-byte pieces
+/// (C = 16: 16-byte loads) and 64-byte groups of the output buffer's slots (pixel48_out_byte); other units in
+/// pieces of 4 units (C = 4: U words at a 4-byte aligned offset), output rows at an odd number of slots too, in
+/// square_piece_row's order.
 template <int UnitBytes>
 struct square_pixel48_shape {
-  static_assert(UnitBytes == 3, "RGB8 pairs");
-  static constexpr int U = UnitBytes, C = 48 / U;  // C: units a micro-tile piece (output rows of a micro-tile)
-  static constexpr int T = inplace_square_pixel48_policy::tile;
+  static_assert(UnitBytes >= 3 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 3-15 bytes");
+  static constexpr int U = UnitBytes, C = U == 3 ? 48 / U : 4;  // C: units a micro-tile piece (its output rows)
+  static constexpr int T = inplace_square_pixel48_policy::tile(U);
   static constexpr int R = T * U;
-  static_assert(R % 64 == 0 && T % 4 == 0, "whole micro-tiles and output slot groups");
+  static_assert(R % 16 == 0 && T % 4 == 0 && T % C == 0, "whole micro-tiles and 16-byte chunks");
+  static_assert(U != 3 || R % 64 == 0, "RGB8: whole output slot groups");
   static constexpr int row_chunks = R / 16;
   static constexpr int in_pitch = row_chunks % 2 == 1 ? R : R + 16;
-  static constexpr int out_pitch = R;
-  static constexpr int micro_rows = T / 4, micro_cols = R / 48;
+  static constexpr int out_pitch = U == 3 ? R : in_pitch;
+  static constexpr int micro_rows = T / 4, micro_cols = T / C;
   static constexpr int threads = inplace_square_pixel48_policy::threads;
   static constexpr int smem_bytes = 2 * T * (in_pitch + out_pitch);  // a pair: two staged and two output tiles
 };
 
-/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of 3-byte units (RGB8) on 16-byte aligned rows, with
-/// pixel48's register permutes instead of square_gather's shared-memory gathers one byte at a time, and tiles of
-/// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair: both tiles' rows staged as
-/// aligned 16-byte chunks (cp.async; the chunk at a tile row's end, when the matrix side cuts it, bytewise within
-/// the tile); micro-tiles of 4 rows x 48 bytes permuted in registers into the output rows' buffers
-/// (pixel48_map, pixel48_out_byte's slot XOR);
-/// each buffer row stored as aligned 16-byte vectors over the mirror tile, its partial last chunk (side cut)
-/// piecewise. The next pair's loads are issued once the permutes have read the staged rows, before this pair's
+/// Row of the output buffer that holds output row c of a 4-unit piece tile: rows c = 4 j + e in the order (e, j).
+/// Phase 2's lanes take micro-tile columns j fastest (16 of them, two micro-tile rows a warp), each writing one
+/// word of output row 4 j + e: in this order their rows are consecutive, an odd number of slots apart, so a store
+/// is at most 2-way conflicted (the two micro-tile rows use different words of a slot: U is odd) with plain
+/// immediate offsets from the row (an XOR swizzle cost 3 instructions a store); in plain order every j of a warp
+/// would hit the same 2 bank groups. Phase 3 reads each row's chunks in order.
+template <int T>
+__device__ __forceinline__ unsigned square_piece_row(unsigned c) {
+  return (c & 3u) * (T / 4) + (c >> 2);
+}
+
+/// Byte offset in a tile's output buffer of byte `off` of output row c.
+template <int U>
+__device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned off) {
+  using S = square_pixel48_shape<U>;
+  if constexpr (U == 3)
+    return c * S::out_pitch + pixel48_out_byte<S::C>(c, off);
+  else
+    return square_piece_row<S::T>(c) * S::out_pitch + off;
+}
+
+/// Output row E (unit column E) of a 4-unit piece micro-tile: output byte t is staged row t / U's unit E, byte t
+/// % U, i.e. piece byte E U + t % U; the map's input holds the words lo .. lo + words - 1 of the four rows' pieces
+/// (those unit E touches), `words` apart.
+template <int U, int E>
+struct square_piece_map {
+  static constexpr int lo = E * U / 4, words = (E * U + U - 1) / 4 - lo + 1;
+  static constexpr int source(int t) { return (t / U) * 4 * words + E * U + t % U - 4 * lo; }
+};
+
+/// One 4-unit piece micro-tile, output row E and the ones after it: the words of unit E of staged rows `piece`,
+/// + InPitch, + 2 InPitch, + 3 InPitch read, permuted into output row c = 4 j + E's 4 U bytes and written at byte
+/// `off` of that row of the tile's output buffer `buf` (one output row's registers at a time, not the
+/// micro-tile's 8 U words: 13- and 15-byte units would spill).
+template <int U, int InPitch, int E = 0>
+__device__ __forceinline__ void square_piece_permute(unsigned piece, unsigned buf, unsigned j, unsigned off) {
+  using M = square_piece_map<U, E>;
+  std::uint32_t in[4 * M::words], out[U];
+#pragma unroll
+  for (int i = 0; i < 4; ++i)
+#pragma unroll
+    for (int w = 0; w < M::words; ++w)
+      asm volatile("ld.shared.b32 %0, [%1];" : "=r"(in[i * M::words + w]) : "r"(piece + i * InPitch + 4 * (M::lo + w)));
+  permute_bytes<M>(in, out);
+  const unsigned at = buf + square_pixel48_out_byte<U>(4 * j + E, off);
+#pragma unroll
+  for (int v = 0; v < U; ++v)  // U words at a 4-byte aligned offset (U is odd)
+    asm volatile("st.shared.b32 [%0], %1;" ::"r"(at + 4 * v), "r"(out[v]) : "memory");
+  if constexpr (E + 1 < 4) square_piece_permute<U, InPitch, E + 1>(piece, buf, j, off);
+}
+
+/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of odd units of 3-15 bytes on 16-byte aligned rows, with
+/// register permutes (`prmt`) instead of square_gather's shared-memory gathers one byte at a time; RGB8 in tiles of
+/// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy).
+/// Per pair: both tiles' rows staged as aligned 16-byte chunks (cp.async; the chunk at a tile row's end, when the
+/// matrix side cuts it, bytewise within the tile); micro-tiles of 4 rows x C units permuted in registers into the
+/// output rows' buffers (RGB8: 48-byte pieces, pixel48_map and pixel48_out_byte's slot XOR; others: 4-unit
+/// pieces, square_piece_permute and square_piece_row's order); each buffer row stored as aligned 16-byte vectors
+/// over the mirror tile, its partial last chunk (side cut) piecewise. The next pair's loads are issued once the permutes have read the staged rows, before this pair's
 /// stores (pairs are disjoint, and a block's next pair is its own). grid: 1-D over pairs (grid-stride).
 template <int UnitBytes>
-__global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
+__global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
+                                  inplace_square_pixel48_policy::min_blocks(UnitBytes))
     inplace_square_pixel48_kernel(const inplace_square_params p) {
   using S = square_pixel48_shape<UnitBytes>;
   constexpr int U = UnitBytes, T = S::T, C = S::C, threads = S::threads;
@@ -816,19 +873,28 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
                 static_cast<int>(q.a_rows < T ? q.a_rows : T), static_cast<int>(q.a_cols < T ? q.a_cols : T),
                 q.diagonal ? 1 : 2};
   };
+  // A thread keeps one chunk column of the staged rows (load_chunk) and steps down the rows, load_rows at a time
+  // (threads past rows x chunks idle): addresses advance by adds, instead of a division and a 64-bit product a
+  // chunk (the kernel is issue-bound: 5-byte units issued on 74 % of the cycles, H200 ncu).
+  constexpr int load_rows = threads / S::row_chunks;
+  const int load_chunk = static_cast<int>(threadIdx.x) % S::row_chunks, load_row = static_cast<int>(threadIdx.x) / S::row_chunks;
   auto issue_loads = [&](const pair& q) {
-    for (int x = threadIdx.x; x < q.count * tile_chunks; x += threads) {
-      const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks, i = y / S::row_chunks;
-      const int o = 16 * (y - i * S::row_chunks), bytes = q.rows(1 - s) * U;
-      if (i >= q.rows(s) || o >= bytes) continue;
-      const std::uint64_t src = q.ptr(s) + static_cast<std::uint64_t>(i) * p.ld + o;
-      const unsigned dst = staged(s) + static_cast<unsigned>(i * S::in_pitch + o);
+    for (int s = 0; s < q.count; ++s) {
+      const int o = 16 * load_chunk, bytes = q.rows(1 - s) * U;
+      if (load_row >= load_rows || o >= bytes) continue;
+      const int rows = q.rows(s);
+      std::uint64_t src = q.ptr(s) + static_cast<std::uint64_t>(load_row) * p.ld + o;
+      unsigned dst = staged(s) + static_cast<unsigned>(load_row * S::in_pitch + o);
+      const std::uint64_t src_step = static_cast<std::uint64_t>(load_rows) * p.ld;
       if (o + 16 <= bytes) {
-        cp_async_bytes<16>(dst, reinterpret_cast<const void*>(src));
+        for (int i = load_row; i < rows; i += load_rows, src += src_step, dst += load_rows * S::in_pitch)
+          cp_async_bytes<16>(dst, reinterpret_cast<const void*>(src));
       } else {
-        const uint4 v = load_partial_chunk(reinterpret_cast<const unsigned char*>(src), bytes - o);
-        const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
-        sts128(dst, w);
+        for (int i = load_row; i < rows; i += load_rows, src += src_step, dst += load_rows * S::in_pitch) {
+          const uint4 v = load_partial_chunk(reinterpret_cast<const unsigned char*>(src), bytes - o);
+          const std::uint32_t w[4] = {v.x, v.y, v.z, v.w};
+          sts128(dst, w);
+        }
       }
     }
     cp_async_commit();
@@ -847,18 +913,24 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
     for (int x = threadIdx.x; x < q.count * tile_micros; x += threads) {
       const int s = x >= tile_micros ? 1 : 0, y = x - s * tile_micros, h = y / S::micro_cols, j = y - h * S::micro_cols;
       if (4 * h >= q.rows(s) || j * C >= q.rows(1 - s)) continue;
-      std::uint32_t in[48], out[4 * U * C / 4];
+      if constexpr (U == 3) {
+        std::uint32_t in[48], out[48];
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int v = 0; v < 3; ++v) {
-          std::uint32_t w[4];
-          lds128(staged(s) + static_cast<unsigned>((4 * h + i) * S::in_pitch + 48 * j + 16 * v), w);
+          for (int v = 0; v < 3; ++v) {
+            std::uint32_t w[4];
+            lds128(staged(s) + static_cast<unsigned>((4 * h + i) * S::in_pitch + 48 * j + 16 * v), w);
 #pragma unroll
-          for (int k = 0; k < 4; ++k) in[12 * i + 4 * v + k] = w[k];
-        }
-      permute_bytes<pixel48_map<U>>(in, out);
-      pixel48_store_micro<U, S::out_pitch>(out, outbuf(s), static_cast<unsigned>(j), static_cast<unsigned>(4 * h * U));
+            for (int k = 0; k < 4; ++k) in[12 * i + 4 * v + k] = w[k];
+          }
+        permute_bytes<pixel48_map<U>>(in, out);
+        pixel48_store_micro<U, S::out_pitch>(out, outbuf(s), static_cast<unsigned>(j), static_cast<unsigned>(4 * h * U));
+      } else {
+        square_piece_permute<U, S::in_pitch>(
+            staged(s) + static_cast<unsigned>(4 * h * S::in_pitch + C * U * j), outbuf(s), static_cast<unsigned>(j),
+            static_cast<unsigned>(4 * h * U));
+      }
     }
     __syncthreads();  // output buffers complete; the staged rows are free
     const pair cur = q;
@@ -867,15 +939,20 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads)
       q = pair_of(next);
       issue_loads(q);
     }
-    // Output row c of tile s (its column c; rows(1 - s) of them) holds rows(s) U bytes, stored at dst(s).
-    for (int x = threadIdx.x; x < cur.count * tile_chunks; x += threads) {
-      const int s = x >= tile_chunks ? 1 : 0, y = x - s * tile_chunks, c = y / S::row_chunks;
-      const int o = 16 * (y - c * S::row_chunks), bytes = cur.rows(s) * U;
-      if (c >= cur.rows(1 - s) || o >= bytes) continue;
-      std::uint32_t w[4];
-      lds128(outbuf(s) + pixel48_out_byte<C>(static_cast<unsigned>(c), static_cast<unsigned>(o)) + c * S::out_pitch, w);
-      const std::uint64_t dst = cur.dst(s) + static_cast<std::uint64_t>(c) * p.ld + o;
-      store_byte_range(dst, 0, static_cast<unsigned>(o + 16 <= bytes ? 16 : bytes - o), w);
+    // Output row c of tile s (its column c; rows(1 - s) of them) holds rows(s) U bytes, stored at dst(s): a
+    // thread keeps one chunk column and steps down the rows, as the loads.
+    for (int s = 0; s < cur.count; ++s) {
+      const int o = 16 * load_chunk, bytes = cur.rows(s) * U;
+      if (load_row >= load_rows || o >= bytes) continue;
+      const int rows = cur.rows(1 - s);
+      const unsigned n = static_cast<unsigned>(o + 16 <= bytes ? 16 : bytes - o);
+      std::uint64_t dst = cur.dst(s) + static_cast<std::uint64_t>(load_row) * p.ld + o;
+      const std::uint64_t dst_step = static_cast<std::uint64_t>(load_rows) * p.ld;
+      for (int c = load_row; c < rows; c += load_rows, dst += dst_step) {
+        std::uint32_t w[4];
+        lds128(outbuf(s) + square_pixel48_out_byte<U>(static_cast<unsigned>(c), static_cast<unsigned>(o)), w);
+        store_byte_range(dst, 0, n, w);
+      }
     }
     if (next >= p.tasks) break;
     t = next;
