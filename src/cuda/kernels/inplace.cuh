@@ -783,7 +783,10 @@ struct square_pixel48_shape {
   static constexpr int out_pitch = U == 3 ? R : in_pitch;
   static constexpr int micro_rows = T / 4, micro_cols = T / C;
   static constexpr int threads = inplace_square_pixel48_policy::threads;
-  static constexpr int smem_bytes = 2 * T * (in_pitch + out_pitch);  // a pair: two staged and two output tiles
+  static_assert(out_pitch <= in_pitch && 2 * micro_rows * micro_cols <= threads,
+                "output rows over the staged ones; a pair's micro-tiles one a thread");
+  // Two buffers of a pair's two tiles: one pair staged while the other is permuted and stored.
+  static constexpr int smem_bytes = 2 * 2 * T * in_pitch;
 };
 
 /// Row of the output buffer that holds output row c of a 4-unit piece tile: rows c = 4 j + e in the order (e, j).
@@ -807,56 +810,52 @@ __device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned
     return square_piece_row<S::T>(c) * S::out_pitch + off;
 }
 
-/// Output row E (unit column E) of a 4-unit piece micro-tile: output byte t is staged row t / U's unit E, byte t
-/// % U, i.e. piece byte E U + t % U; the map's input holds the words lo .. lo + words - 1 of the four rows' pieces
-/// (those unit E touches), `words` apart.
+/// Output row E (unit column E) of a 4-unit piece micro-tile held as 4 rows of U words (the pieces): output byte
+/// t is row t / U's unit E, byte t % U.
 template <int U, int E>
 struct square_piece_map {
-  static constexpr int lo = E * U / 4, words = (E * U + U - 1) / 4 - lo + 1;
-  static constexpr int source(int t) { return (t / U) * 4 * words + E * U + t % U - 4 * lo; }
+  static constexpr int source(int t) { return (t / U) * 4 * U + E * U + t % U; }
 };
 
-/// One 4-unit piece micro-tile, output row E and the ones after it: the words of unit E of staged rows `piece`,
-/// + InPitch, + 2 InPitch, + 3 InPitch read, permuted into output row c = 4 j + E's 4 U bytes and written at byte
-/// `off` of that row of the tile's output buffer `buf` (one output row's registers at a time, not the
-/// micro-tile's 8 U words: 13- and 15-byte units would spill).
-template <int U, int InPitch, int E = 0>
-__device__ __forceinline__ void square_piece_permute(unsigned piece, unsigned buf, unsigned j, unsigned off) {
-  using M = square_piece_map<U, E>;
-  std::uint32_t in[4 * M::words], out[U];
-#pragma unroll
-  for (int i = 0; i < 4; ++i)
-#pragma unroll
-    for (int w = 0; w < M::words; ++w)
-      asm volatile("ld.shared.b32 %0, [%1];" : "=r"(in[i * M::words + w]) : "r"(piece + i * InPitch + 4 * (M::lo + w)));
-  permute_bytes<M>(in, out);
+/// Output row E of a 4-unit piece micro-tile `in` and the ones after it: permuted into output row c = 4 j + E's
+/// 4 U bytes and written at byte `off` of that row of the tile's output buffer `buf` (one output row's U words at
+/// a time).
+template <int U, int E = 0>
+__device__ __forceinline__ void square_piece_write(const std::uint32_t (&in)[4 * U], unsigned buf, unsigned j,
+                                                   unsigned off) {
+  std::uint32_t out[U];
+  permute_bytes<square_piece_map<U, E>>(in, out);
   const unsigned at = buf + square_pixel48_out_byte<U>(4 * j + E, off);
 #pragma unroll
   for (int v = 0; v < U; ++v)  // U words at a 4-byte aligned offset (U is odd)
     asm volatile("st.shared.b32 [%0], %1;" ::"r"(at + 4 * v), "r"(out[v]) : "memory");
-  if constexpr (E + 1 < 4) square_piece_permute<U, InPitch, E + 1>(piece, buf, j, off);
+  if constexpr (E + 1 < 4) square_piece_write<U, E + 1>(in, buf, j, off);
 }
 
 /// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of odd units of 3-15 bytes on 16-byte aligned rows, with
 /// register permutes (`prmt`) instead of square_gather's shared-memory gathers one byte at a time; RGB8 in tiles of
-/// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy).
-/// Per pair: both tiles' rows staged as aligned 16-byte chunks (cp.async; the chunk at a tile row's end, when the
-/// matrix side cuts it, bytewise within the tile); micro-tiles of 4 rows x C units permuted in registers into the
-/// output rows' buffers (RGB8: 48-byte pieces, pixel48_map and pixel48_out_byte's slot XOR; others: 4-unit
-/// pieces, square_piece_permute and square_piece_row's order); each buffer row stored as aligned 16-byte vectors
-/// over the mirror tile, its partial last chunk (side cut) piecewise. The next pair's loads are issued once the permutes have read the staged rows, before this pair's
-/// stores (pairs are disjoint, and a block's next pair is its own). grid: 1-D over pairs (grid-stride).
+/// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair, in one of two buffers:
+///   1. both tiles' rows staged as aligned 16-byte chunks (cp.async, issued one pair ahead; the chunk at a tile
+///      row's end, when the matrix side cuts it, bytewise within the tile);
+///   2. each thread reads its micro-tile (4 rows x C units) into registers; after a barrier it permutes them into
+///      output rows written over the same buffer (RGB8: 48-byte pieces, pixel48_map and pixel48_out_byte's slot
+///      XOR; others: 4-unit pieces, square_piece_write and square_piece_row's order);
+///   3. each output row stored as aligned 16-byte vectors over the mirror tile, its partial last chunk (side cut)
+///      piecewise.
+/// The next pair's loads go to the other buffer before step 2, so they are in flight while this pair is permuted
+/// and stored (one buffer, loads issued after step 2: the memory idled through the permutes, one block an SM).
+/// Safe in place: pairs are disjoint, and a block's next pair is its own. grid: 1-D over pairs (grid-stride).
 template <int UnitBytes>
 __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
                                   inplace_square_pixel48_policy::min_blocks(UnitBytes))
     inplace_square_pixel48_kernel(const inplace_square_params p) {
   using S = square_pixel48_shape<UnitBytes>;
   constexpr int U = UnitBytes, T = S::T, C = S::C, threads = S::threads;
-  constexpr int tile_chunks = T * S::row_chunks, tile_micros = S::micro_rows * S::micro_cols;
+  constexpr int tile_micros = S::micro_rows * S::micro_cols;
   extern __shared__ __align__(16) unsigned char square_pixel48_smem[];
   const auto smem = static_cast<unsigned>(__cvta_generic_to_shared(square_pixel48_smem));
-  auto staged = [&](int s) { return smem + static_cast<unsigned>(s * T * S::in_pitch); };
-  auto outbuf = [&](int s) { return smem + static_cast<unsigned>(2 * T * S::in_pitch + s * T * S::out_pitch); };
+  // Tile s of buffer k: its staged rows, then its output rows over them.
+  auto buffer = [&](int k, int s) { return smem + static_cast<unsigned>((2 * k + s) * T * S::in_pitch); };
   // Tile s = 0 (A) or 1 (B, its mirror): rows(s) rows of rows(1 - s) units at ptr(s), stored transposed at
   // ptr(1 - s) (a diagonal pair has tile 0 only, stored over itself). Selects, not arrays indexed by s (which
   // would live in local memory).
@@ -873,18 +872,17 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
                 static_cast<int>(q.a_rows < T ? q.a_rows : T), static_cast<int>(q.a_cols < T ? q.a_cols : T),
                 q.diagonal ? 1 : 2};
   };
-  // A thread keeps one chunk column of the staged rows (load_chunk) and steps down the rows, load_rows at a time
-  // (threads past rows x chunks idle): addresses advance by adds, instead of a division and a 64-bit product a
-  // chunk (the kernel is issue-bound: 5-byte units issued on 74 % of the cycles, H200 ncu).
+  // A thread keeps one chunk column of the rows (load_chunk) and steps down them, load_rows at a time (threads past
+  // rows x chunks idle): addresses advance by adds, not a division and a 64-bit product a chunk.
   constexpr int load_rows = threads / S::row_chunks;
   const int load_chunk = static_cast<int>(threadIdx.x) % S::row_chunks, load_row = static_cast<int>(threadIdx.x) / S::row_chunks;
-  auto issue_loads = [&](const pair& q) {
+  auto issue_loads = [&](const pair& q, int k) {
     for (int s = 0; s < q.count; ++s) {
       const int o = 16 * load_chunk, bytes = q.rows(1 - s) * U;
       if (load_row >= load_rows || o >= bytes) continue;
       const int rows = q.rows(s);
       std::uint64_t src = q.ptr(s) + static_cast<std::uint64_t>(load_row) * p.ld + o;
-      unsigned dst = staged(s) + static_cast<unsigned>(load_row * S::in_pitch + o);
+      unsigned dst = buffer(k, s) + static_cast<unsigned>(load_row * S::in_pitch + o);
       const std::uint64_t src_step = static_cast<std::uint64_t>(load_rows) * p.ld;
       if (o + 16 <= bytes) {
         for (int i = load_row; i < rows; i += load_rows, src += src_step, dst += load_rows * S::in_pitch)
@@ -899,46 +897,61 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
     }
     cp_async_commit();
   };
+  // This thread's micro-tile (h, j) of tile s: staged rows 4h .. 4h + 3, units [C j, C j + C) -> output rows
+  // C j .. C j + C - 1, bytes [4 h U, 4 h U + 4 U). Rows and units past the tile's edge are permuted (stale
+  // bytes) but never stored.
+  const int micro_s = static_cast<int>(threadIdx.x) >= tile_micros ? 1 : 0;
+  const int micro_y = static_cast<int>(threadIdx.x) - micro_s * tile_micros;
+  const int micro_h = micro_y / S::micro_cols, micro_j = micro_y - micro_h * S::micro_cols;
+  constexpr int in_words = U == 3 ? 48 : 4 * U;
 
   std::int64_t t = blockIdx.x;
   if (t >= p.tasks) return;
   pair q = pair_of(t);
-  issue_loads(q);
-  for (;;) {
+  issue_loads(q, 0);
+  for (int k = 0;; k ^= 1) {
     cp_async_wait_all();
-    __syncthreads();  // staged rows visible; the previous pair's stores are done reading the output buffers
-    // Micro-tile (h, j) of tile s: staged rows 4h .. 4h + 3, bytes [48 j, 48 j + 48) -> output rows j C ..
-    // j C + C - 1, bytes [4 h U, 4 h U + 4 U). Rows and units past the tile's edge are permuted (stale bytes)
-    // but never stored.
-    for (int x = threadIdx.x; x < q.count * tile_micros; x += threads) {
-      const int s = x >= tile_micros ? 1 : 0, y = x - s * tile_micros, h = y / S::micro_cols, j = y - h * S::micro_cols;
-      if (4 * h >= q.rows(s) || j * C >= q.rows(1 - s)) continue;
-      if constexpr (U == 3) {
-        std::uint32_t in[48], out[48];
+    __syncthreads();  // pair q staged in buffer k; the previous pair's stores are done reading buffer k ^ 1
+    const pair cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < p.tasks) {
+      q = pair_of(next);
+      issue_loads(q, k ^ 1);
+    }
+    const bool micro = micro_s < cur.count && 4 * micro_h < cur.rows(micro_s) && micro_j * C < cur.rows(1 - micro_s);
+    const unsigned buf = buffer(k, micro_s);
+    std::uint32_t in[in_words];
+    if (micro) {
+      const unsigned piece = buf + static_cast<unsigned>(4 * micro_h * S::in_pitch + C * U * micro_j);
+      if constexpr (U == 3) {  // 48-byte pieces: 16-byte aligned
 #pragma unroll
         for (int i = 0; i < 4; ++i)
 #pragma unroll
           for (int v = 0; v < 3; ++v) {
             std::uint32_t w[4];
-            lds128(staged(s) + static_cast<unsigned>((4 * h + i) * S::in_pitch + 48 * j + 16 * v), w);
+            lds128(piece + static_cast<unsigned>(i * S::in_pitch + 16 * v), w);
 #pragma unroll
-            for (int k = 0; k < 4; ++k) in[12 * i + 4 * v + k] = w[k];
+            for (int e = 0; e < 4; ++e) in[12 * i + 4 * v + e] = w[e];
           }
-        permute_bytes<pixel48_map<U>>(in, out);
-        pixel48_store_micro<U, S::out_pitch>(out, outbuf(s), static_cast<unsigned>(j), static_cast<unsigned>(4 * h * U));
-      } else {
-        square_piece_permute<U, S::in_pitch>(
-            staged(s) + static_cast<unsigned>(4 * h * S::in_pitch + C * U * j), outbuf(s), static_cast<unsigned>(j),
-            static_cast<unsigned>(4 * h * U));
+      } else {  // 4 U-byte pieces: 4-byte aligned
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+#pragma unroll
+          for (int v = 0; v < U; ++v)
+            asm volatile("ld.shared.b32 %0, [%1];" : "=r"(in[U * i + v]) : "r"(piece + i * S::in_pitch + 4 * v));
       }
     }
-    __syncthreads();  // output buffers complete; the staged rows are free
-    const pair cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tasks) {
-      q = pair_of(next);
-      issue_loads(q);
+    __syncthreads();  // every micro-tile read: the buffer takes the output rows
+    if (micro) {
+      if constexpr (U == 3) {
+        std::uint32_t out[48];
+        permute_bytes<pixel48_map<U>>(in, out);
+        pixel48_store_micro<U, S::out_pitch>(out, buf, static_cast<unsigned>(micro_j), static_cast<unsigned>(4 * micro_h * U));
+      } else {
+        square_piece_write<U>(in, buf, static_cast<unsigned>(micro_j), static_cast<unsigned>(4 * micro_h * U));
+      }
     }
+    __syncthreads();  // output rows complete
     // Output row c of tile s (its column c; rows(1 - s) of them) holds rows(s) U bytes, stored at dst(s): a
     // thread keeps one chunk column and steps down the rows, as the loads.
     for (int s = 0; s < cur.count; ++s) {
@@ -950,7 +963,7 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
       const std::uint64_t dst_step = static_cast<std::uint64_t>(load_rows) * p.ld;
       for (int c = load_row; c < rows; c += load_rows, dst += dst_step) {
         std::uint32_t w[4];
-        lds128(outbuf(s) + square_pixel48_out_byte<U>(static_cast<unsigned>(c), static_cast<unsigned>(o)), w);
+        lds128(buffer(k, s) + square_pixel48_out_byte<U>(static_cast<unsigned>(c), static_cast<unsigned>(o)), w);
         store_byte_range(dst, 0, n, w);
       }
     }
