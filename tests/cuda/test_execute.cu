@@ -560,7 +560,8 @@ TEST(Transpose2d, PixelsOfThreeSixTwelveAndTwentyFourBytesAtEveryPhase) {
 
 TEST(Transpose2d, UnitsOfNineToFifteenBytesAtEveryPhase) {
   // gather16 with whole-warp rows (32 chunks: tiles of 32-53 units a side, tuning/transpose2d.hpp) for 9, 11, 13,
-  // 15 bytes (10 and 14 on compound sides; their plain 2-D shapes take skinny_odd tiles): shapes just short of and
+  // 15 bytes off the 16-byte grid (on it: pieces; 10 and 14 on compound sides, their plain 2-D shapes take
+  // skinny_odd tiles): shapes just short of and
   // past whole tiles, shifted pointers, odd pitches, a batch and compound N-d sides.
   for (std::int64_t e : {9, 10, 11, 13, 14, 15}) {
     const std::int64_t side = (16 * 32 - 30) / e;
@@ -576,6 +577,21 @@ TEST(Transpose2d, UnitsOfNineToFifteenBytesAtEveryPhase) {
     check(problem{{3, 97, 131}, {0, 2, 1}, e, {}, {}}, 3, 5);  // batched
     check(problem{{40, 3, 50, 2}, {2, 3, 0, 1}, e, {}, {}});   // compound sides
     check(problem{{40, 5, 60, 7, 80}, {4, 2, 0, 3, 1}, e, {}, {}}, 1, 3);  // 35 x 80 compound matrices
+  }
+}
+
+TEST(Transpose2d, OddUnitsOnTheSixteenByteGridThroughPieces) {
+  // pieces: 64 x 64-unit tiles of odd 9-15-byte units whose pointers, pitches and batch strides are all 16-byte
+  // multiples (sides of 16k units when packed). Whole and edge tiles (rows cut mid-chunk by pitched views: 100
+  // units a row, 36 in the last tile), several tiles a block (the two buffers), batches packed and pitched.
+  for (std::int64_t e : {9, 11, 13, 15}) {
+    for (auto [r, c] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16, 16}, {64, 64}, {80, 48}, {208, 144}, {1024, 784}})
+      check(problem{{r, c}, {1, 0}, e, {}, {}});
+    check(problem{{150, 100}, {1, 0}, e, {112, 1}, {160, 1}});
+    check(problem{{67, 301}, {1, 0}, e, {304, 1}, {80, 1}});
+    check(problem{{3, 96, 144}, {0, 2, 1}, e, {}, {}});
+    check(problem{{3, 70, 90}, {0, 2, 1}, e, {100 * 96, 96, 1}, {96 * 80, 80, 1}});
+    if (HasFailure()) return;
   }
 }
 

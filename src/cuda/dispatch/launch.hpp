@@ -130,6 +130,12 @@ bool pixel48_applies(std::int64_t unit_bytes);
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, const device_info& dev,
                       cudaStream_t stream);
 
+/// pieces (dispatch/pieces.cu): plain 2-D transposes of odd units of 9-15 bytes, every pointer, pitch and batch
+/// stride on the 16-byte grid.
+bool pieces_applies(std::int64_t unit_bytes);
+/// p: transpose2d parameters with tiles_total = the batch count.
+status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream);
+
 /// The alignment bits of a transpose2d geometry's strides in bytes: all of them, the input side's (batch input
 /// strides, row side) and the output side's (batch output strides, column side).
 struct stride_bits {

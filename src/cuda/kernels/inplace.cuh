@@ -39,6 +39,7 @@
 
 #include "cuda/index_math.hpp"
 #include "cuda/kernels/bulk.cuh"
+#include "cuda/kernels/pieces.cuh"
 #include "cuda/kernels/pixel48.cuh"
 #include "cuda/kernels/transpose2d.cuh"
 #include "cuda/tuning/inplace.hpp"
@@ -755,21 +756,12 @@ __device__ __forceinline__ void put_granule(uint4& v, int j, const unsigned char
 /// Magic of exact 32-bit division for dividends and divisors below 2^16: n / d == __umulhi(n, magic_u16(d)).
 inline constexpr unsigned magic_u16(unsigned d) { return static_cast<unsigned>((std::uint64_t{1} << 32) / d + 1); }
 
-/// The first n < 16 bytes at src as a chunk (the rest 0), without a local array.
-__device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, int n) {
-  uint4 v{0, 0, 0, 0};
-#pragma unroll
-  for (int b = 0; b < 16; ++b)
-    if (b < n) (&v.x)[b / 4] |= std::uint32_t{__ldcg(src + b)} << (8 * (b % 4));
-  return v;
-}
-
 /// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 16-byte chunks), staged at an odd number of
 /// 16-byte slots a row (pixel48's pitch rule: the 16 micro-tile columns of two micro-tile rows a warp reads fall on
 /// distinct banks). A micro-tile is 4 staged rows x C units (a piece of C U bytes a row): RGB8 in 48-byte pieces
 /// (C = 16: 16-byte loads) and 64-byte groups of the output buffer's slots (pixel48_out_byte); other units in
-/// pieces of 4 units (C = 4: U words at a 4-byte aligned offset), output rows at an odd number of slots too, in
-/// square_piece_row's order.
+/// pieces of 4 units (C = 4: U words at a 4-byte aligned offset; kernels/pieces.cuh's micro-tiles), output rows
+/// at an odd number of slots too, in piece_row's order.
 template <int UnitBytes>
 struct square_pixel48_shape {
   static_assert(UnitBytes >= 3 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 3-15 bytes");
@@ -789,17 +781,6 @@ struct square_pixel48_shape {
   static constexpr int smem_bytes = 2 * 2 * T * in_pitch;
 };
 
-/// Row of the output buffer that holds output row c of a 4-unit piece tile: rows c = 4 j + e in the order (e, j).
-/// Phase 2's lanes take micro-tile columns j fastest (16 of them, two micro-tile rows a warp), each writing one
-/// word of output row 4 j + e: in this order their rows are consecutive, an odd number of slots apart, so a store
-/// is at most 2-way conflicted (the two micro-tile rows use different words of a slot: U is odd) with plain
-/// immediate offsets from the row (an XOR swizzle cost 3 instructions a store); in plain order every j of a warp
-/// would hit the same 2 bank groups. Phase 3 reads each row's chunks in order.
-template <int T>
-__device__ __forceinline__ unsigned square_piece_row(unsigned c) {
-  return (c & 3u) * (T / 4) + (c >> 2);
-}
-
 /// Byte offset in a tile's output buffer of byte `off` of output row c.
 template <int U>
 __device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned off) {
@@ -807,29 +788,7 @@ __device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned
   if constexpr (U == 3)
     return c * S::out_pitch + pixel48_out_byte<S::C>(c, off);
   else
-    return square_piece_row<S::T>(c) * S::out_pitch + off;
-}
-
-/// Output row E (unit column E) of a 4-unit piece micro-tile held as 4 rows of U words (the pieces): output byte
-/// t is row t / U's unit E, byte t % U.
-template <int U, int E>
-struct square_piece_map {
-  static constexpr int source(int t) { return (t / U) * 4 * U + E * U + t % U; }
-};
-
-/// Output row E of a 4-unit piece micro-tile `in` and the ones after it: permuted into output row c = 4 j + E's
-/// 4 U bytes and written at byte `off` of that row of the tile's output buffer `buf` (one output row's U words at
-/// a time).
-template <int U, int E = 0>
-__device__ __forceinline__ void square_piece_write(const std::uint32_t (&in)[4 * U], unsigned buf, unsigned j,
-                                                   unsigned off) {
-  std::uint32_t out[U];
-  permute_bytes<square_piece_map<U, E>>(in, out);
-  const unsigned at = buf + square_pixel48_out_byte<U>(4 * j + E, off);
-#pragma unroll
-  for (int v = 0; v < U; ++v)  // U words at a 4-byte aligned offset (U is odd)
-    asm volatile("st.shared.b32 [%0], %1;" ::"r"(at + 4 * v), "r"(out[v]) : "memory");
-  if constexpr (E + 1 < 4) square_piece_write<U, E + 1>(in, buf, j, off);
+    return piece_row<S::T>(c) * S::out_pitch + off;
 }
 
 /// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of odd units of 3-15 bytes on 16-byte aligned rows, with
@@ -839,7 +798,7 @@ __device__ __forceinline__ void square_piece_write(const std::uint32_t (&in)[4 *
 ///      row's end, when the matrix side cuts it, bytewise within the tile);
 ///   2. each thread reads its micro-tile (4 rows x C units) into registers; after a barrier it permutes them into
 ///      output rows written over the same buffer (RGB8: 48-byte pieces, pixel48_map and pixel48_out_byte's slot
-///      XOR; others: 4-unit pieces, square_piece_write and square_piece_row's order);
+///      XOR; others: 4-unit pieces, piece_write and piece_row's order);
 ///   3. each output row stored as aligned 16-byte vectors over the mirror tile, its partial last chunk (side cut)
 ///      piecewise.
 /// The next pair's loads go to the other buffer before step 2, so they are in flight while this pair is permuted
@@ -934,11 +893,7 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
             for (int e = 0; e < 4; ++e) in[12 * i + 4 * v + e] = w[e];
           }
       } else {  // 4 U-byte pieces: 4-byte aligned
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-          for (int v = 0; v < U; ++v)
-            asm volatile("ld.shared.b32 %0, [%1];" : "=r"(in[U * i + v]) : "r"(piece + i * S::in_pitch + 4 * v));
+        piece_read<U, S::in_pitch>(piece, in);
       }
     }
     __syncthreads();  // every micro-tile read: the buffer takes the output rows
@@ -948,7 +903,7 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
         permute_bytes<pixel48_map<U>>(in, out);
         pixel48_store_micro<U, S::out_pitch>(out, buf, static_cast<unsigned>(micro_j), static_cast<unsigned>(4 * micro_h * U));
       } else {
-        square_piece_write<U>(in, buf, static_cast<unsigned>(micro_j), static_cast<unsigned>(4 * micro_h * U));
+        piece_write<U, T, S::out_pitch>(in, buf, static_cast<unsigned>(micro_j), static_cast<unsigned>(4 * micro_h * U));
       }
     }
     __syncthreads();  // output rows complete

@@ -1,0 +1,53 @@
+// pieces dispatch: the unit size -> a compile-time instantiation of kernels/pieces.cuh, tuned by
+// tuning/pieces.hpp. Called from launch_transpose2d (dispatch/transpose2d.cu) for plain (non-compound) 2-D
+// transposes of odd units of 9-15 bytes whose pointers, pitches and batch strides are on the 16-byte grid.
+
+#include <algorithm>
+
+#include "cuda/dispatch/launch.hpp"
+#include "cuda/kernels/pieces.cuh"
+
+namespace xpose::detail {
+
+namespace {
+
+template <int UnitBytes>
+status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream) {
+  using S = pieces_shape<UnitBytes>;
+  auto* kernel = transpose2d_pieces_kernel<UnitBytes>;
+  const std::int64_t tr = (p.rows + S::T - 1) / S::T, tc = (p.cols + S::T - 1) / S::T;
+  p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
+  p.tiles_c = fast_divmod(static_cast<std::uint64_t>(tc));
+  p.tiles_total = tr * tc * p.tiles_total;  // p.tiles_total holds the batch count on entry
+  if (status s = allow_dynamic_smem(kernel, S::smem_bytes, "transpose2d_pieces smem"); !s) return s;
+  // A block loops over tiles with two buffers (the next tile loads while this one is permuted and stored), so
+  // the grid is the resident blocks.
+  static const int resident = [&] {
+    int blocks = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, S::threads, S::smem_bytes) != cudaSuccess) {
+      (void)cudaGetLastError();
+      blocks = 0;
+    }
+    return std::max(blocks, 1);
+  }();
+  const std::int64_t blocks = std::min<std::int64_t>(p.tiles_total, std::int64_t{resident} * dev.sm_count);
+  kernel<<<grid_for(blocks), S::threads, S::smem_bytes, stream>>>(p);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pieces launch");
+  return status::ok();
+}
+
+}  // namespace
+
+bool pieces_applies(std::int64_t unit_bytes) { return pieces_policy::takes(unit_bytes); }
+
+status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream) {
+  switch (unit_bytes) {
+    case 9: return launch<9>(p, dev, stream);
+    case 11: return launch<11>(p, dev, stream);
+    case 13: return launch<13>(p, dev, stream);
+    case 15: return launch<15>(p, dev, stream);
+    default: return status(status_code::internal, "pieces: unit is not an odd 9-15 bytes");
+  }
+}
+
+}  // namespace xpose::detail
