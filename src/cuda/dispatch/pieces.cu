@@ -14,6 +14,11 @@ namespace {
 template <int UnitBytes>
 status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream) {
   using S = pieces_shape<UnitBytes>;
+  // Row tiles fastest (tile_coords), whatever the output: blocks resident together complete output rows.
+  // H200, same call, column tiles -> row tiles fastest (benchmarks/results/h200-pieces-vs-gather16.txt): 9-byte
+  // 8192^2 0.795 -> 0.843, 2160 x 3840 0.782 -> 0.833, 11-byte 8192^2 0.808 -> 0.849, 13-byte 6000 x 4000 0.835 ->
+  // 0.909, 15-byte 4096^2 0.924 -> 0.957, u8 6000 x 4000 x 9 0.726 -> 0.801; batched 64 x 304 x 512 0.852 / 0.850.
+  p.rows_fastest = true;
   auto* kernel = transpose2d_pieces_kernel<UnitBytes>;
   const std::int64_t tr = (p.rows + S::T - 1) / S::T, tc = (p.cols + S::T - 1) / S::T;
   p.tiles_r = fast_divmod(static_cast<std::uint64_t>(tr));
