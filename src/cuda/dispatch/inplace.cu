@@ -218,7 +218,7 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
       if (S::smem_bytes > dev.smem_optin || pairs_for(S::T) < inplace_square_pixel48_policy::min_pairs_per_sm * sms)
         return;
       set_tiles(S::T);
-      launched = launch_square_pixel48<V>(p, stream, dev);
+      static_cast<void>(launched = launch_square_pixel48<V>(p, stream, dev));  // status is [[nodiscard]]
       taken = true;
     };
     switch (U) {

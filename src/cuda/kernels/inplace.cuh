@@ -771,7 +771,7 @@ struct square_pixel48_shape {
   static_assert(R % 16 == 0 && T % 4 == 0 && T % C == 0, "whole micro-tiles and 16-byte chunks");
   static_assert(U != 3 || R % 64 == 0, "RGB8: whole output slot groups");
   static constexpr int row_chunks = R / 16;
-  static constexpr int in_pitch = row_chunks % 2 == 1 ? R : R + 16;
+  static constexpr int in_pitch = piece_pitch(R);
   static constexpr int out_pitch = U == 3 ? R : in_pitch;
   static constexpr int micro_rows = T / 4, micro_cols = T / C;
   static constexpr int threads = inplace_square_pixel48_policy::threads;

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 
+#include "cuda/kernels/piece_maps.hpp"
 #include "cuda/kernels/register_permute.cuh"
 #include "cuda/kernels/skinny16.cuh"
 #include "cuda/kernels/transpose2d.cuh"
@@ -34,24 +35,6 @@ __device__ __forceinline__ uint4 load_partial_chunk(const unsigned char* src, in
     if (b < n) (&v.x)[b / 4] |= std::uint32_t{__ldcg(src + b)} << (8 * (b % 4));
   return v;
 }
-
-/// Row of a T x T tile's output buffer that holds output row c: rows c = 4 j + e in the order (e, j). Phase 2's
-/// lanes take micro-tile columns j fastest (16 of them, two micro-tile rows a warp), each writing one word of
-/// output row 4 j + e: in this order their rows are consecutive, an odd number of 16-byte slots apart, so a store
-/// is at most 2-way conflicted (the two micro-tile rows use different words of a slot: U is odd) with plain
-/// immediate offsets from the row (an XOR swizzle cost 3 instructions a store); in plain order every j of a
-/// warp would hit the same 2 bank groups. Phase 3 reads each row's chunks in order.
-template <int T>
-__device__ __forceinline__ unsigned piece_row(unsigned c) {
-  return (c & 3u) * (T / 4) + (c >> 2);
-}
-
-/// Output row E (unit column E) of a micro-tile held as 4 rows of U words (the pieces): output byte t is row
-/// t / U's unit E, byte t % U.
-template <int U, int E>
-struct piece_map {
-  static constexpr int source(int t) { return (t / U) * 4 * U + E * U + t % U; }
-};
 
 /// Output row E of micro-tile `in` (column j of micro-tiles) and the ones after it: permuted into output row
 /// c = 4 j + E's 4 U bytes and written at byte `off` of row piece_row(c) of the buffer `buf` (Pitch bytes a
@@ -82,10 +65,7 @@ struct pieces_shape {
   static_assert(UnitBytes >= 9 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 9-15 bytes");
   static constexpr int U = UnitBytes, T = pieces_policy::tile, R = T * U;
   static constexpr int row_chunks = R / 16;
-  // Staged (and output) rows an odd number of 16-byte slots apart: the 16 micro-tile columns of two micro-tile
-  // rows a warp reads fall on distinct banks (U odd: j U mod 32 distinct for 16 j, and 4 rows of an odd number
-  // of slots shift the second micro-tile row by 16 banks).
-  static constexpr int pitch = row_chunks % 2 == 1 ? R : R + 16;
+  static constexpr int pitch = piece_pitch(R);  // staged and output rows (piece_maps.hpp)
   static constexpr int micro = T / 4;
   static constexpr int threads = pieces_policy::threads;
   static_assert(R % 16 == 0 && micro * micro == threads, "whole chunks; one micro-tile a thread");
