@@ -131,8 +131,8 @@ status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_al
                       cudaStream_t stream);
 
 /// pieces (dispatch/pieces.cu): plain 2-D transposes of odd units of 9-15 bytes, every pointer, pitch and batch
-/// stride on the 16-byte grid.
-bool pieces_applies(std::int64_t unit_bytes);
+/// stride on the 16-byte grid, where the device gives a block the kernel's shared memory.
+bool pieces_applies(std::int64_t unit_bytes, const device_info& dev);
 /// p: transpose2d parameters with tiles_total = the batch count.
 status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream);
 

@@ -43,7 +43,19 @@ status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream)
 
 }  // namespace
 
-bool pieces_applies(std::int64_t unit_bytes) { return pieces_policy::takes(unit_bytes); }
+bool pieces_applies(std::int64_t unit_bytes, const device_info& dev) {
+  // Its two buffers take 76-125 KiB (9-15-byte units): within the opt-in of Hopper and A100 (227 / 163 KiB),
+  // not of every GPU (99 KiB on sm_86 / sm_89), where gather16 runs them instead.
+  if (!pieces_policy::takes(unit_bytes)) return false;
+  auto fits = [&]<int U>() { return pieces_shape<U>::smem_bytes <= dev.smem_optin; };
+  switch (unit_bytes) {
+    case 9: return fits.template operator()<9>();
+    case 11: return fits.template operator()<11>();
+    case 13: return fits.template operator()<13>();
+    case 15: return fits.template operator()<15>();
+    default: return false;
+  }
+}
 
 status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream) {
   switch (unit_bytes) {

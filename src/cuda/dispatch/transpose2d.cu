@@ -841,7 +841,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // gained 0.91 -> 0.97 at 4K), so those stay on pixel48.
   // pieces: odd units of 9-15 bytes on the 16-byte grid as register permutes of 4 x 4-unit micro-tiles
   // (tuning/pieces.hpp); off the grid they take gather16.
-  if (!compound && pieces_applies(unit) && align % 16 == 0 && g.rows >= 16 && g.cols >= 16)
+  if (!compound && pieces_applies(unit, dev) && align % 16 == 0 && g.rows >= 16 && g.cols >= 16)
     return launch_pieces(p, unit, dev, stream);
   if (!compound && skinny_odd_applies(unit) && !pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16)
     return launch_skinny_odd_tiles(p, unit, stream);
