@@ -229,7 +229,7 @@ TEST(InplaceGpu, SquaresOfOddUnitsOnAlignedRows) {  // square_gather: every gran
     }
 }
 
-// Every unit below 16 bytes that is not a vector's (square_gather, or square_pixel48 for RGB8 where a batch has
+// Every unit below 16 bytes that is not a vector's (square_gather, or square_permute for RGB8 where a batch has
 // enough pairs): full and edge tiles (edges ending mid-chunk, a 1-unit edge), allocations that end at the matrix's
 // last byte (memcheck sees any read past it), pitched batches and gaps with rows still 16-byte aligned.
 TEST(InplaceGpu, SquaresOfEveryUnitBelow16OnAlignedRows) {
@@ -250,7 +250,7 @@ TEST(InplaceGpu, SquaresOfEveryUnitBelow16OnAlignedRows) {
   }
 }
 
-// square_pixel48 (RGB8 pairs through register permutes) runs where there are at least 8 pairs an SM: batches
+// square_permute (RGB8 pairs through register permutes) runs where there are at least 8 pairs an SM: batches
 // of squares with full and edge tiles of its 128 units, packed, pitched (rows still 16-byte aligned) and with
 // gaps; on GPUs with fewer pairs an SM than that the same problems run square_gather.
 TEST(InplaceGpu, SquaresOfRgb8ThroughRegisterPermutes) {
@@ -260,7 +260,7 @@ TEST(InplaceGpu, SquaresOfRgb8ThroughRegisterPermutes) {
   check({1000, 1000, 3, 40}, 16);
 }
 
-// square_pixel48's 4-unit pieces (odd units of 5-15 bytes) where a batch has at least 8 pairs an SM: full and
+// square_permute's 4-unit pieces (odd units of 5-15 bytes) where a batch has at least 8 pairs an SM: full and
 // edge tiles (64 units, 48 for 15-byte units; edges of 8 units end mid-chunk, a 1-unit edge), packed, pitched and
 // with gaps between the matrices (rows still 16-byte aligned); on GPUs with more than 187 SMs some run
 // square_gather.

@@ -89,7 +89,7 @@ std::pair<int, int> bank_conflicts() {
 template <int U>
 void check_unit(std::mt19937_64& rng) {
   SCOPED_TRACE(::testing::Message() << U << "-byte units");
-  constexpr int T = pieces_policy::tile, Tin = inplace_square_pixel48_policy::tile(U);
+  constexpr int T = pieces_policy::tile, Tin = inplace_square_permute_policy::tile(U);
   EXPECT_EQ((simulate<U, T>(rng)), "") << "pieces' " << T << "-unit tiles";
   EXPECT_EQ((simulate<U, Tin>(rng)), "") << "the in-place square's " << Tin << "-unit tiles";
   const auto [reads, stores] = bank_conflicts<U, T>();

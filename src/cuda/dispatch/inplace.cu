@@ -117,10 +117,10 @@ status launch_square_shift16(const inplace_square_params& p, cudaStream_t stream
 }
 
 template <int U>
-status launch_square_pixel48(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
-  using S = square_pixel48_shape<U>;
-  return launch(inplace_square_pixel48_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 8),
-                S::threads, S::smem_bytes, stream, p, "inplace square_pixel48");
+status launch_square_permute(const inplace_square_params& p, cudaStream_t stream, const device_info& dev) {
+  using S = square_permute_shape<U>;
+  return launch(inplace_square_permute_kernel<U>, std::min<std::int64_t>(p.tasks, std::int64_t{dev.sm_count} * 8),
+                S::threads, S::smem_bytes, stream, p, "inplace square_permute");
 }
 
 template <class Word>
@@ -206,19 +206,19 @@ status run_squares(std::int64_t U, const square_grid& q, void* data, cudaStream_
     set_tiles(U == 1 ? square_shape<1>::shift_step_rows : square_shape<2>::shift_step_rows);
     return U == 1 ? launch_square_shift16<1>(p, stream, dev) : launch_square_shift16<2>(p, stream, dev);
   }
-  // Odd units of 3-15 bytes on 16-byte aligned rows: square_pixel48 where the pairs fill the
+  // Odd units of 3-15 bytes on 16-byte aligned rows: square_permute where the pairs fill the
   // GPU many times over (a block holds one pair of 64-128-unit tiles) and the device lets a block have that much
   // shared memory, else square_gather (tuning/inplace.hpp gives the figures).
   const std::int64_t sms = dev.sm_count;
-  if (rows_aligned16 && U <= 15 && inplace_square_pixel48_policy::runs(static_cast<int>(U))) {
+  if (rows_aligned16 && U <= 15 && inplace_square_permute_policy::runs(static_cast<int>(U))) {
     status launched = status::ok();
     bool taken = false;
     auto go = [&]<int V>() {
-      using S = square_pixel48_shape<V>;
-      if (S::smem_bytes > dev.smem_optin || pairs_for(S::T) < inplace_square_pixel48_policy::min_pairs_per_sm * sms)
+      using S = square_permute_shape<V>;
+      if (S::smem_bytes > dev.smem_optin || pairs_for(S::T) < inplace_square_permute_policy::min_pairs_per_sm * sms)
         return;
       set_tiles(S::T);
-      static_cast<void>(launched = launch_square_pixel48<V>(p, stream, dev));  // status is [[nodiscard]]
+      static_cast<void>(launched = launch_square_permute<V>(p, stream, dev));  // status is [[nodiscard]]
       taken = true;
     };
     switch (U) {

@@ -13,7 +13,7 @@
 // * square_shift16<UnitBytes>: the same pairs for 1- and 2-byte units whose rows are not 16-byte aligned: aligned
 //   16-byte loads realigned in registers (transpose2d's shift16), stores on the output's 16-byte grid, each
 //   tile's rows written exactly (partial chunks at both ends).
-// * square_pixel48<UnitBytes>: the same pairs for odd units of 3-15 bytes on 16-byte aligned rows (RGB8 in tiles
+// * square_permute<UnitBytes>: the same pairs for odd units of 3-15 bytes on 16-byte aligned rows (RGB8 in tiles
 //   of 384-byte rows): chunks staged with cp.async, register byte permutes (pixel48's 48-byte pieces for RGB8,
 //   4-unit pieces for the others), 16-byte stores.
 // * square_units<UnitBytes>: the same pairs for 4- and 8-byte units on rows off the 16-byte grid but on their own:
@@ -756,17 +756,17 @@ __device__ __forceinline__ void put_granule(uint4& v, int j, const unsigned char
 /// Magic of exact 32-bit division for dividends and divisors below 2^16: n / d == __umulhi(n, magic_u16(d)).
 inline constexpr unsigned magic_u16(unsigned d) { return static_cast<unsigned>((std::uint64_t{1} << 32) / d + 1); }
 
-/// square_pixel48's tiles: T units a side, rows of R = T U bytes (whole 16-byte chunks), staged at an odd number of
+/// square_permute's tiles: T units a side, rows of R = T U bytes (whole 16-byte chunks), staged at an odd number of
 /// 16-byte slots a row (pixel48's pitch rule: the 16 micro-tile columns of two micro-tile rows a warp reads fall on
 /// distinct banks). A micro-tile is 4 staged rows x C units (a piece of C U bytes a row): RGB8 in 48-byte pieces
 /// (C = 16: 16-byte loads) and 64-byte groups of the output buffer's slots (pixel48_out_byte); other units in
 /// pieces of 4 units (C = 4: U words at a 4-byte aligned offset; kernels/pieces.cuh's micro-tiles), output rows
 /// at an odd number of slots too, in piece_row's order.
 template <int UnitBytes>
-struct square_pixel48_shape {
+struct square_permute_shape {
   static_assert(UnitBytes >= 3 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 3-15 bytes");
   static constexpr int U = UnitBytes, C = U == 3 ? 48 / U : 4;  // C: units a micro-tile piece (its output rows)
-  static constexpr int T = inplace_square_pixel48_policy::tile(U);
+  static constexpr int T = inplace_square_permute_policy::tile(U);
   static constexpr int R = T * U;
   static_assert(R % 16 == 0 && T % 4 == 0 && T % C == 0, "whole micro-tiles and 16-byte chunks");
   static_assert(U != 3 || R % 64 == 0, "RGB8: whole output slot groups");
@@ -774,7 +774,7 @@ struct square_pixel48_shape {
   static constexpr int in_pitch = piece_pitch(R);
   static constexpr int out_pitch = U == 3 ? R : in_pitch;
   static constexpr int micro_rows = T / 4, micro_cols = T / C;
-  static constexpr int threads = inplace_square_pixel48_policy::threads;
+  static constexpr int threads = inplace_square_permute_policy::threads;
   static_assert(out_pitch <= in_pitch && 2 * micro_rows * micro_cols <= threads,
                 "output rows over the staged ones; a pair's micro-tiles one a thread");
   // Two buffers of a pair's two tiles: one pair staged while the other is permuted and stored.
@@ -783,15 +783,15 @@ struct square_pixel48_shape {
 
 /// Byte offset in a tile's output buffer of byte `off` of output row c.
 template <int U>
-__device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned off) {
-  using S = square_pixel48_shape<U>;
+__device__ __forceinline__ unsigned square_permute_out_byte(unsigned c, unsigned off) {
+  using S = square_permute_shape<U>;
   if constexpr (U == 3)
     return c * S::out_pitch + pixel48_out_byte<S::C>(c, off);
   else
     return piece_row<S::T>(c) * S::out_pitch + off;
 }
 
-/// square_pixel48<UnitBytes>: tile pairs (as square_vec16) of odd units of 3-15 bytes on 16-byte aligned rows, with
+/// square_permute<UnitBytes>: tile pairs (as square_vec16) of odd units of 3-15 bytes on 16-byte aligned rows, with
 /// register permutes (`prmt`) instead of square_gather's shared-memory gathers one byte at a time; RGB8 in tiles of
 /// 384-byte rows (192-byte rows held both kernels at ~0.75 of memcpy). Per pair, in one of two buffers:
 ///   1. both tiles' rows staged as aligned 16-byte chunks (cp.async, issued one pair ahead; the chunk at a tile
@@ -805,14 +805,14 @@ __device__ __forceinline__ unsigned square_pixel48_out_byte(unsigned c, unsigned
 /// and stored (one buffer, loads issued after step 2: the memory idled through the permutes, one block an SM).
 /// Safe in place: pairs are disjoint, and a block's next pair is its own. grid: 1-D over pairs (grid-stride).
 template <int UnitBytes>
-__global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
-                                  inplace_square_pixel48_policy::min_blocks(UnitBytes))
-    inplace_square_pixel48_kernel(const inplace_square_params p) {
-  using S = square_pixel48_shape<UnitBytes>;
+__global__ void __launch_bounds__(square_permute_shape<UnitBytes>::threads,
+                                  inplace_square_permute_policy::min_blocks(UnitBytes))
+    inplace_square_permute_kernel(const inplace_square_params p) {
+  using S = square_permute_shape<UnitBytes>;
   constexpr int U = UnitBytes, T = S::T, C = S::C, threads = S::threads;
   constexpr int tile_micros = S::micro_rows * S::micro_cols;
-  extern __shared__ __align__(16) unsigned char square_pixel48_smem[];
-  const auto smem = static_cast<unsigned>(__cvta_generic_to_shared(square_pixel48_smem));
+  extern __shared__ __align__(16) unsigned char square_permute_smem[];
+  const auto smem = static_cast<unsigned>(__cvta_generic_to_shared(square_permute_smem));
   // Tile s of buffer k: its staged rows, then its output rows over them.
   auto buffer = [&](int k, int s) { return smem + static_cast<unsigned>((2 * k + s) * T * S::in_pitch); };
   // Tile s = 0 (A) or 1 (B, its mirror): rows(s) rows of rows(1 - s) units at ptr(s), stored transposed at
@@ -918,7 +918,7 @@ __global__ void __launch_bounds__(square_pixel48_shape<UnitBytes>::threads,
       const std::uint64_t dst_step = static_cast<std::uint64_t>(load_rows) * p.ld;
       for (int c = load_row; c < rows; c += load_rows, dst += dst_step) {
         std::uint32_t w[4];
-        lds128(buffer(k, s) + square_pixel48_out_byte<U>(static_cast<unsigned>(c), static_cast<unsigned>(o)), w);
+        lds128(buffer(k, s) + square_permute_out_byte<U>(static_cast<unsigned>(c), static_cast<unsigned>(o)), w);
         store_byte_range(dst, 0, n, w);
       }
     }

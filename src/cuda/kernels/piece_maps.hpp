@@ -1,5 +1,5 @@
 // The layout of the 4-row x 4-unit micro-tiles of odd units (kernels/pieces.cuh, and the in-place square's
-// square_pixel48 in kernels/inplace.cuh): which input byte each output byte takes, the order of the output rows
+// square_permute in kernels/inplace.cuh): which input byte each output byte takes, the order of the output rows
 // in a tile's buffer, and the staged pitch. Host and device share it: the kernels, and the host simulation of a
 // tile (tests/host/test_pieces.cpp) that checks the transpose and the bank model stated here.
 #pragma once

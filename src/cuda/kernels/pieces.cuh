@@ -12,7 +12,7 @@
 //      over the same buffer (piece_write: one output row's U words at a time, `prmt` per word), the output rows
 //      in piece_row's order;
 //   3. each output row stored as aligned 16-byte vectors, its partial last chunk piecewise.
-// The in-place square (kernels/inplace.cuh, square_pixel48) uses the same micro-tiles for its tile pairs.
+// The in-place square (kernels/inplace.cuh, square_permute) uses the same micro-tiles for its tile pairs.
 // grid: 1-D over tiles (column tiles fastest, then row tiles, then batch), grid-stride; block: one micro-tile
 // a thread.
 #pragma once

@@ -61,7 +61,7 @@ __device__ __forceinline__ unsigned pixel48_out_byte(unsigned c, unsigned off) {
   return 16 * ((off >> 4) ^ ((c / C) & 3u)) + (off & 15u);
 }
 
-/// Phase 2's stores (also square_pixel48's): a permuted micro-tile `out` (output rows j C .. j C + C - 1 of 4 U
+/// Phase 2's stores (also square_permute's): a permuted micro-tile `out` (output rows j C .. j C + C - 1 of 4 U
 /// bytes each) into the output rows' buffer at `buf` (row c at buf + c Pitch, slots swizzled by
 /// pixel48_out_byte), from byte `off` of each row, by the widest store 4 U bytes at `off` allow.
 template <int U, int Pitch>

@@ -248,22 +248,22 @@ constexpr std::int64_t square_gather_smem(int unit, bool wide = false) {
   return 2 * std::int64_t{square_gather_tile(unit, wide)} * square_gather_pitch(unit, wide);
 }
 
-/// square_pixel48 (kernels/inplace.cuh), dispatched for 3-byte units (RGB8): 128-unit tiles (384-byte rows; a
+/// square_permute (kernels/inplace.cuh), dispatched for 3-byte units (RGB8): 128-unit tiles (384-byte rows; a
 /// pair stages 196 KiB, one block an SM), 512 threads (one micro-tile a thread). H100, same calls, square_gather
-/// (64-unit tiles) -> square_pixel48: rgb8 8192^2 0.75 -> 0.87, 12288^2 0.73 -> 0.88, 6144^2 0.81 -> 0.87, but
+/// (64-unit tiles) -> square_permute: rgb8 8192^2 0.75 -> 0.87, 12288^2 0.73 -> 0.88, 6144^2 0.81 -> 0.87, but
 /// 4096^2 0.85 -> 0.80 (528 pairs: 4 a block), hence min_pairs_per_sm. With 64-unit tiles (192-byte rows) it ran
 /// no faster than square_gather (0.72-0.75, perf-notes). 6- and 12-byte units take square_gather's 64-unit tiles
 /// (0.89 / 0.91): this kernel with 64-unit 6-byte tiles (384-byte rows, two blocks an SM) ran 0.81-0.84 there
 /// (8192^2, 6144^2, 4096^2; same call).
 /// Odd units of 5-15 bytes take the same pairs in 4-unit pieces (kernels/inplace.cuh): 64-unit tiles (48 for
 /// 15-byte units, whose 64-unit pair would need 240 KiB), two blocks an SM where two pairs' buffers fit (5-byte
-/// units). H200, same call, square_gather -> square_pixel48, 8192^2 / 16384^2
+/// units). H200, same call, square_gather -> square_permute, 8192^2 / 16384^2
 /// (benchmarks/results/h200-square-pieces-vs-gather.txt): 5-byte 0.676 / 0.706 -> 0.724 / 0.709, 7-byte 0.704 /
 /// 0.706 -> 0.709 / 0.720, 9-byte 0.624 / 0.643 -> 0.761 / 0.774, 11-byte 0.669 / 0.696 -> 0.793 / 0.791, 13-byte
 /// 0.637 / 0.661 -> 0.805 / 0.798, 15-byte 0.674 / 0.702 -> 0.737 / 0.735. Even units lost there (6-byte 0.868 /
 /// 0.845 -> 0.816 / 0.803, 14-byte 0.824 / 0.850 -> 0.734 / 0.737, 10-byte 0.790 / 0.835 -> 0.823 / 0.827:
 /// square_gather moves their 2-byte granules), so they keep square_gather.
-struct inplace_square_pixel48_policy {
+struct inplace_square_permute_policy {
   static constexpr int tile(int unit) { return unit == 3 ? 128 : unit <= 13 ? 64 : 48; }
   static constexpr int threads = 512;
   static constexpr int min_blocks(int unit) { return unit == 5 ? 2 : 1; }
