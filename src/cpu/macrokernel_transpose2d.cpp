@@ -213,6 +213,7 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
   const std::int64_t items = g.batch_count();
   const int nt = resolve_threads(threads, items * p.rows * p.cols * p.unit, items * per_item);
   const std::int64_t pack_rs = t.tile_c * p.unit;
+  const bool prefetch_next = t.tile_c * p.unit <= cached_prefetch_max_run_bytes;
   parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
     unsigned char* pack = m.axes > 0 ? pack_buffer(t.tile_r * pack_rs) : nullptr;
     batch_cursor b(g, begin / per_item);
@@ -227,7 +228,26 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
         tin = pack;
         in_rs = pack_rs;
       }
-      k.tile(tin, in_rs, out + b.out_offset() * wb + c0 * p.out_rs + r0 * p.unit, p.out_rs, nr, nc, p.words, nullptr);
+      prefetch_cursor pf;
+      // The next tile of this plane (along the tile row, else the next tile row's first) prefetched into L2,
+      // a few lines after each block, as in streaming mode, where the tile's input row segments are short
+      // (tuning_cpu.hpp, cached_prefetch_max_run_bytes).
+      const bool has_next = prefetch_next && pack == nullptr && task + 1 < end &&
+                            (c0 + t.tile_c < p.cols || r0 + t.tile_r < p.rows);
+      if (has_next) {
+        const bool along = c0 + t.tile_c < p.cols;
+        const std::int64_t next_r0 = along ? r0 : r0 + t.tile_r, next_c0 = along ? c0 + t.tile_c : 0;
+        const std::int64_t next_nr = std::min(t.tile_r, p.rows - next_r0), next_nc = std::min(t.tile_c, p.cols - next_c0);
+        pf.next_row = in + b.in_offset() * wb + next_r0 * p.in_rs + next_c0 * p.unit;
+        pf.rs = p.in_rs;
+        pf.row_bytes = next_nc * p.unit;
+        pf.rows_left = next_nr;
+        const std::int64_t lines = next_nr * ((pf.row_bytes + 2 * line - 2) / line);
+        const std::int64_t blocks = std::max<std::int64_t>(1, (nr / k.block_rows) * (nc / k.block_cols));
+        pf.per_block = (lines + blocks - 1) / blocks;
+      }
+      k.tile(tin, in_rs, out + b.out_offset() * wb + c0 * p.out_rs + r0 * p.unit, p.out_rs, nr, nc, p.words,
+             has_next ? &pf : nullptr);
       if (++tc == tiles_c) {
         tc = 0;
         if (++tr == tiles_r) {
