@@ -213,7 +213,7 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
   const std::int64_t items = g.batch_count();
   const int nt = resolve_threads(threads, items * p.rows * p.cols * p.unit, items * per_item);
   const std::int64_t pack_rs = t.tile_c * p.unit;
-  const bool prefetch_next = t.tile_c * p.unit <= cached_prefetch_max_run_bytes;
+  const bool prefetch_next = t.tile_c * p.unit <= cached_prefetch_max_run_bytes && t.tile_r >= cached_prefetch_min_rows;
   parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
     unsigned char* pack = m.axes > 0 ? pack_buffer(t.tile_r * pack_rs) : nullptr;
     batch_cursor b(g, begin / per_item);

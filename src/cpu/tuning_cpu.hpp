@@ -177,13 +177,17 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
   return t;
 }
 
-/// Cached mode prefetches each tile's successor into L2 (as streaming mode does) where the tile's input row
-/// segments are at most this many bytes: planes whose output rows are too short to stream (NCHW -> NHWC with C
-/// under 256 bytes) then read 2-8 lines a row of a tile, too few for the hardware prefetchers. Dev VM (AMD EPYC),
-/// 1 thread, GB/s without -> with, interleaved in one process: u8 NCHW -> NHWC 64x128x56x56 (128-byte segments)
-/// 13.2 -> 19.9, fp16 64x64x56x56 (512) 13.2 -> 24.2, fp32 64x32x56x56 (512) 20.8 -> 22.2; fp64 64x16x56x56
-/// (2 KiB segments) lost, 27.2 -> 24.0; fp32 3x846x3306x2 axes 0,1,3,2 and fp64 256x64x512 axes 0,2,1 unchanged.
+/// Cached mode prefetches each tile's successor into L2 (as streaming mode does) where the tile reads at most
+/// this many bytes from each of at least cached_prefetch_min_rows input rows: planes whose output rows are too
+/// short to stream (NCHW -> NHWC with C under 256 bytes) then read 2-8 lines from each of 64-128 rows, more
+/// streams than the hardware prefetchers follow. Dev VM (AMD EPYC), xpose-bench, same call, 3 rounds, 1 / 2
+/// threads vs the non-temporal copy (benchmarks/results/cpu-cached-prefetch-epyc.txt): u8 NCHW -> NHWC
+/// 64x128x56x56 (128 rows x 128 bytes) 0.311 / 0.499 -> 0.442 / 0.587, u8 32x64x112x112 (64 x 256) 0.296 / 0.504
+/// -> 0.462 / 0.616, fp16 64x64x56x56 (64 x 512) 0.346 / 0.520 -> 0.482 / 0.591; with fewer rows it lost: fp32
+/// 64x32x56x56 (32 x 512) 0.548 / 0.655 -> 0.464 / 0.614, fp64 64x16x56x56 (16 x 2 KiB, in one process) 27.2 ->
+/// 24.0 GB/s.
 inline constexpr std::int64_t cached_prefetch_max_run_bytes = 512;
+inline constexpr std::int64_t cached_prefetch_min_rows = 64;
 
 /// Tiles of cpu_transpose2d_merged_cols: tile_r rows (units along an output row) x tile_c merged columns.
 struct merged_cols_tiles {
