@@ -1,7 +1,7 @@
 // pieces family: b x r x c -> b x c x r of odd units of 9-15 bytes (fused u8 axes, packed structs) whose pointers,
 // pitches and batch strides are all on the 16-byte grid (the micro-tiles serve any odd unit; 5- and 7-byte units
-// stay on skinny_odd's tiles, tuning/pieces.hpp). Replaces gather16's shared-memory gathers one
-// byte at a time (9-15-byte units: 0.53-0.56 of memcpy on the H200) with register permutes (`prmt`).
+// stay on skinny_odd's tiles, tuning/pieces.hpp). Replaces gather16's shared-memory gathers one byte at a time
+// (9-15-byte units: 0.53-0.56 of memcpy on the H200) with register permutes (`prmt`).
 //
 // A tile is T x T units (pieces_policy::tile), rows of T U bytes: whole 16-byte chunks for every odd U. A block
 // loops over tiles (grid-stride) with two buffers:
@@ -13,8 +13,8 @@
 //      in piece_row's order;
 //   3. each output row stored as aligned 16-byte vectors, its partial last chunk piecewise.
 // The in-place square (kernels/inplace.cuh, square_permute) uses the same micro-tiles for its tile pairs.
-// grid: 1-D over tiles (column tiles fastest, then row tiles, then batch), grid-stride; block: one micro-tile
-// a thread.
+// grid: 1-D over tiles (tile_coords; the dispatcher takes row tiles fastest, then column tiles, then batch),
+// grid-stride over the resident blocks; block: one micro-tile a thread.
 #pragma once
 
 #include <cstdint>
