@@ -349,9 +349,12 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   // Packed tiles (merged rows) are aligned anyway. Dev VM, same call, 1 / 2 threads vs the non-temporal copy
   // (benchmarks/suites/cpu_offsets.txt): fp32 8192^2 input +16 bytes 0.569 / 0.641 -> 0.651 / 0.644, fp16 +2
   // 0.495 / 0.583 -> 0.636 / 0.662, fp64 4096^2 +8 0.573 / 0.665 -> 0.600 / 0.726, u8 +4 0.331 / 0.421 -> 0.358 /
-  // 0.425.
+  // 0.425. Only for rows of lead_tile_min_row_bytes and more (tuning_cpu.hpp): the lead tile and the one after
+  // it end mid-block, and short rows spent most of their blocks masked.
   const lead_tiles col_tile{p.cols, t.tile_c,
-                            m.axes > 0 ? 0 : line_lead(in, p.in_rs, p.unit, p.cols, g.batch_in_stride, g.batch_rank, wb)};
+                            m.axes > 0 || p.cols * p.unit < lead_tile_min_row_bytes
+                                ? 0
+                                : line_lead(in, p.in_rs, p.unit, p.cols, g.batch_in_stride, g.batch_rank, wb)};
   const std::int64_t tiles_r = (p.rows + t.tile_r - 1) / t.tile_r, tiles_c = col_tile.count();
   const std::int64_t per_item = tiles_r * tiles_c;
   const std::int64_t items = g.batch_count();

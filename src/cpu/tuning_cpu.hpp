@@ -189,6 +189,15 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
 inline constexpr std::int64_t cached_prefetch_max_run_bytes = 512;
 inline constexpr std::int64_t cached_prefetch_min_rows = 64;
 
+/// Streaming mode starts the column tiles at the input's first line boundary (a narrow lead tile) only where the
+/// plane's input rows are at least this many bytes: the lead tile and the next one end mid-block, so rows of a
+/// few blocks ran mostly masked blocks. Dev VM (AMD EPYC), 1 thread, GB/s, lead tile -> none, inputs 16 bytes off
+/// the line (malloc'd buffers), interleaved in one process: u8 NHWC -> NCHW 64x56x56x128 12.4 -> 35.3, fp16
+/// 64x56x56x64 11.2 -> 42.1, fp32 64x56x56x32 17.2 -> 46.4, u8 x256 17.2 -> 31.9, u8 x512 17.6 -> 23.5; u8 x2048
+/// 17.6 / 17.9 (a tie); longer rows keep it: u8 8192x4096 14.1 / 13.2, fp16 8192x4096 23.2 / 18.1, fp32 4096^2
+/// 26.8 / 23.0, fp32 2048x8192 28.3 / 19.7.
+inline constexpr std::int64_t lead_tile_min_row_bytes = 2048;
+
 /// Tiles of cpu_transpose2d_merged_cols: tile_r rows (units along an output row) x tile_c merged columns.
 struct merged_cols_tiles {
   std::int64_t tile_r = 0, tile_c = 0;  ///< 0: no tile fits the staging buffer
