@@ -203,6 +203,22 @@ unsigned char* pack_buffer(std::int64_t bytes) {
   return reinterpret_cast<unsigned char*>(align_up(reinterpret_cast<std::uintptr_t>(buf.data())));
 }
 
+// The prefetch of the next tile's input (next_nr rows of next_nc units from next_row, rows in_rs bytes apart)
+// into L2, spread over the blocks of the current nr x nc tile (prefetch_step after each block).
+prefetch_cursor next_tile_prefetch(const unsigned char* next_row, std::int64_t in_rs, std::int64_t next_nr,
+                                   std::int64_t next_nc, std::int64_t unit, std::int64_t nr, std::int64_t nc,
+                                   const tile_kernel& k) {
+  prefetch_cursor pf;
+  pf.next_row = next_row;
+  pf.rs = in_rs;
+  pf.row_bytes = next_nc * unit;
+  pf.rows_left = next_nr;
+  const std::int64_t lines = next_nr * ((pf.row_bytes + 2 * line - 2) / line);
+  const std::int64_t blocks = std::max<std::int64_t>(1, (nr / k.block_rows) * (nc / k.block_cols));
+  pf.per_block = (lines + blocks - 1) / blocks;
+  return pf;
+}
+
 // Cached mode: every tile (tile_r x tile_c) stored straight to the output; tasks in (item, tile row,
 // tile column) order.
 void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose_tuning& t, const tile_kernel& k,
@@ -237,14 +253,9 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
       if (has_next) {
         const bool along = c0 + t.tile_c < p.cols;
         const std::int64_t next_r0 = along ? r0 : r0 + t.tile_r, next_c0 = along ? c0 + t.tile_c : 0;
-        const std::int64_t next_nr = std::min(t.tile_r, p.rows - next_r0), next_nc = std::min(t.tile_c, p.cols - next_c0);
-        pf.next_row = in + b.in_offset() * wb + next_r0 * p.in_rs + next_c0 * p.unit;
-        pf.rs = p.in_rs;
-        pf.row_bytes = next_nc * p.unit;
-        pf.rows_left = next_nr;
-        const std::int64_t lines = next_nr * ((pf.row_bytes + 2 * line - 2) / line);
-        const std::int64_t blocks = std::max<std::int64_t>(1, (nr / k.block_rows) * (nc / k.block_cols));
-        pf.per_block = (lines + blocks - 1) / blocks;
+        pf = next_tile_prefetch(in + b.in_offset() * wb + next_r0 * p.in_rs + next_c0 * p.unit, p.in_rs,
+                                std::min(t.tile_r, p.rows - next_r0), std::min(t.tile_c, p.cols - next_c0), p.unit,
+                                nr, nc, k);
       }
       k.tile(tin, in_rs, out + b.out_offset() * wb + c0 * p.out_rs + r0 * p.unit, p.out_rs, nr, nc, p.words,
              has_next ? &pf : nullptr);
@@ -397,13 +408,8 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
         const bool down = r0 + t.tile_r < p.rows;
         const std::int64_t next_nr = down ? std::min(t.tile_r, p.rows - r0 - t.tile_r) : std::min(t.tile_r, p.rows);
         const std::int64_t next_nc = down ? nc : col_tile(tc + 1).second;
-        pf.next_row = down ? in_plane + (r0 + t.tile_r) * p.in_rs + c0 * p.unit : in_plane + (c0 + nc) * p.unit;
-        pf.rs = p.in_rs;
-        pf.row_bytes = next_nc * p.unit;
-        pf.rows_left = next_nr;
-        const std::int64_t lines = next_nr * ((pf.row_bytes + 2 * line - 2) / line);
-        const std::int64_t blocks = std::max<std::int64_t>(1, (nr / k.block_rows) * (nc / k.block_cols));
-        pf.per_block = (lines + blocks - 1) / blocks;
+        pf = next_tile_prefetch(down ? in_plane + (r0 + t.tile_r) * p.in_rs + c0 * p.unit : in_plane + (c0 + nc) * p.unit,
+                                p.in_rs, next_nr, next_nc, p.unit, nr, nc, k);
       }
       const unsigned char* tin = in_plane + r0 * p.in_rs + c0 * p.unit;
       std::int64_t in_rs = p.in_rs;
