@@ -229,7 +229,7 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
   const std::int64_t items = g.batch_count();
   const int nt = resolve_threads(threads, items * p.rows * p.cols * p.unit, items * per_item);
   const std::int64_t pack_rs = t.tile_c * p.unit;
-  const bool prefetch_next = t.tile_c * p.unit <= cached_prefetch_max_run_bytes && t.tile_r >= cached_prefetch_min_rows;
+  const bool prefetch_next = cached_prefetches(t, p.unit);
   parallel_slices(items * per_item, nt, [&](std::int64_t begin, std::int64_t end) {
     unsigned char* pack = m.axes > 0 ? pack_buffer(t.tile_r * pack_rs) : nullptr;
     batch_cursor b(g, begin / per_item);
@@ -246,8 +246,7 @@ void run_cached(const plan_geometry& g, const plane_geometry& p, const transpose
       }
       prefetch_cursor pf;
       // The next tile of this plane (along the tile row, else the next tile row's first) prefetched into L2,
-      // a few lines after each block, as in streaming mode, where the tile's input row segments are short
-      // (tuning_cpu.hpp, cached_prefetch_max_run_bytes).
+      // a few lines after each block, as in streaming mode, where tuning_cpu.hpp's cached_prefetches says so.
       const bool has_next = prefetch_next && pack == nullptr && task + 1 < end &&
                             (c0 + t.tile_c < p.cols || r0 + t.tile_r < p.rows);
       if (has_next) {
@@ -360,10 +359,10 @@ void run_streaming(const plan_geometry& g, const plane_geometry& p, const transp
   // Packed tiles (merged rows) are aligned anyway. Dev VM, same call, 1 / 2 threads vs the non-temporal copy
   // (benchmarks/suites/cpu_offsets.txt): fp32 8192^2 input +16 bytes 0.569 / 0.641 -> 0.651 / 0.644, fp16 +2
   // 0.495 / 0.583 -> 0.636 / 0.662, fp64 4096^2 +8 0.573 / 0.665 -> 0.600 / 0.726, u8 +4 0.331 / 0.421 -> 0.358 /
-  // 0.425. Only for rows of lead_tile_min_row_bytes and more (tuning_cpu.hpp): the lead tile and the one after
-  // it end mid-block, and short rows spent most of their blocks masked.
+  // 0.425. Only where tuning_cpu.hpp's lead_tile_pays (rows of 2 KiB and more): the lead tile and the one
+  // after it end mid-block, and short rows spent most of their blocks masked.
   const lead_tiles col_tile{p.cols, t.tile_c,
-                            m.axes > 0 || p.cols * p.unit < lead_tile_min_row_bytes
+                            m.axes > 0 || !lead_tile_pays(p.cols * p.unit)
                                 ? 0
                                 : line_lead(in, p.in_rs, p.unit, p.cols, g.batch_in_stride, g.batch_rank, wb)};
   const std::int64_t tiles_r = (p.rows + t.tile_r - 1) / t.tile_r, tiles_c = col_tile.count();

@@ -188,6 +188,10 @@ inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t 
 /// 24.0 GB/s.
 inline constexpr std::int64_t cached_prefetch_max_run_bytes = 512;
 inline constexpr std::int64_t cached_prefetch_min_rows = 64;
+/// Whether cached-mode tiles of `t` (units of `unit` bytes) prefetch their successor.
+constexpr bool cached_prefetches(const transpose_tuning& t, std::int64_t unit) {
+  return t.tile_c * unit <= cached_prefetch_max_run_bytes && t.tile_r >= cached_prefetch_min_rows;
+}
 
 /// Streaming mode starts the column tiles at the input's first line boundary (a narrow lead tile) only where the
 /// plane's input rows are at least this many bytes: the lead tile and the next one end mid-block, so rows of a
@@ -197,6 +201,8 @@ inline constexpr std::int64_t cached_prefetch_min_rows = 64;
 /// 17.6 / 17.9 (a tie); longer rows keep it: u8 8192x4096 14.1 / 13.2, fp16 8192x4096 23.2 / 18.1, fp32 4096^2
 /// 26.8 / 23.0, fp32 2048x8192 28.3 / 19.7.
 inline constexpr std::int64_t lead_tile_min_row_bytes = 2048;
+/// Whether a streaming plane whose input rows hold `row_bytes` (columns x unit) may take a lead tile.
+constexpr bool lead_tile_pays(std::int64_t row_bytes) { return row_bytes >= lead_tile_min_row_bytes; }
 
 /// Tiles of cpu_transpose2d_merged_cols: tile_r rows (units along an output row) x tile_c merged columns.
 struct merged_cols_tiles {
