@@ -864,19 +864,7 @@ __global__ void __launch_bounds__(square_permute_shape<UnitBytes>::threads,
   const int micro_h = micro_y / S::micro_cols, micro_j = micro_y - micro_h * S::micro_cols;
   constexpr int in_words = U == 3 ? 48 : 4 * U;
 
-  std::int64_t t = blockIdx.x;
-  if (t >= p.tasks) return;
-  pair q = pair_of(t);
-  issue_loads(q, 0);
-  for (int k = 0;; k ^= 1) {
-    cp_async_wait_all();
-    __syncthreads();  // pair q staged in buffer k; the previous pair's stores are done reading buffer k ^ 1
-    const pair cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tasks) {
-      q = pair_of(next);
-      issue_loads(q, k ^ 1);
-    }
+  two_buffer_loop(p.tasks, pair_of, issue_loads, [&](const pair& cur, int k) {
     const bool micro = micro_s < cur.count && 4 * micro_h < cur.rows(micro_s) && micro_j * C < cur.rows(1 - micro_s);
     const unsigned buf = buffer(k, micro_s);
     std::uint32_t in[in_words];
@@ -922,9 +910,7 @@ __global__ void __launch_bounds__(square_permute_shape<UnitBytes>::threads,
         store_byte_range(dst, 0, n, w);
       }
     }
-    if (next >= p.tasks) break;
-    t = next;
-  }
+  });
 }
 
 /// One tile pair of square_gather: tile A (rows I T.., cols J T..) and its mirror B (tile s = 0, 1: rows[s]

@@ -60,6 +60,32 @@ __device__ __forceinline__ void piece_read(unsigned piece, std::uint32_t (&in)[4
       asm volatile("ld.shared.b32 %0, [%1];" : "=r"(in[U * i + v]) : "r"(piece + i * Pitch + 4 * v));
 }
 
+/// The two-buffer loop of pieces and square_permute over a block's tasks t = blockIdx.x, + gridDim.x, ...:
+/// task_of(t) makes a task, load(task, k) stages it into buffer k (cp.async, one commit group), and work(task, k)
+/// runs once it is staged, while the block's next task loads into the other buffer. The barrier at the top also
+/// tells each task that the previous one's work is done with the buffer its loads go to.
+template <class TaskOf, class Load, class Work>
+__device__ __forceinline__ void two_buffer_loop(std::int64_t tasks, const TaskOf& task_of, const Load& load,
+                                                const Work& work) {
+  std::int64_t t = blockIdx.x;
+  if (t >= tasks) return;
+  auto q = task_of(t);
+  load(q, 0);
+  for (int k = 0;; k ^= 1) {
+    cp_async_wait_all();
+    __syncthreads();  // task q staged in buffer k; the previous task's work is done with buffer k ^ 1
+    const auto cur = q;
+    const std::int64_t next = t + gridDim.x;
+    if (next < tasks) {
+      q = task_of(next);
+      load(q, k ^ 1);
+    }
+    work(cur, k);
+    if (next >= tasks) break;
+    t = next;
+  }
+}
+
 template <int UnitBytes>
 struct pieces_shape {
   static_assert(UnitBytes >= 9 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 9-15 bytes");
@@ -119,19 +145,7 @@ __global__ void __launch_bounds__(pieces_shape<UnitBytes>::threads) transpose2d_
   // bytes [4 h U, 4 h U + 4 U). Rows and units past the tile's edge are permuted (stale bytes), never stored.
   const int h = static_cast<int>(threadIdx.x) / S::micro, j = static_cast<int>(threadIdx.x) % S::micro;
 
-  std::int64_t t = blockIdx.x;
-  if (t >= p.tiles_total) return;
-  tile q = tile_of(t);
-  issue_loads(q, 0);
-  for (int k = 0;; k ^= 1) {
-    cp_async_wait_all();
-    __syncthreads();  // tile q staged in buffer k; the previous tile's stores are done reading buffer k ^ 1
-    const tile cur = q;
-    const std::int64_t next = t + gridDim.x;
-    if (next < p.tiles_total) {
-      q = tile_of(next);
-      issue_loads(q, k ^ 1);
-    }
+  two_buffer_loop(p.tiles_total, tile_of, issue_loads, [&](const tile& cur, int k) {
     const bool mine = 4 * h < cur.rows && 4 * j < cur.cols;
     std::uint32_t in[4 * U];
     if (mine) piece_read<U, S::pitch>(buffer(k) + static_cast<unsigned>(4 * h * S::pitch + 4 * U * j), in);
@@ -156,9 +170,7 @@ __global__ void __launch_bounds__(pieces_shape<UnitBytes>::threads) transpose2d_
           if (c + u * lane_rows < cur.cols) store_byte_range(dst + u * step, 0, n, w[u]);
       }
     }
-    if (next >= p.tiles_total) break;
-    t = next;
-  }
+  });
 }
 
 }  // namespace xpose::detail
