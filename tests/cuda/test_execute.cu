@@ -515,7 +515,8 @@ TEST(Transpose2d, SkinnyOddUnitsEveryKAndPhase) {
 
 TEST(Transpose2d, SkinnyOddTilesOfFiveSevenTenAndFourteenByteUnits) {
   // skinny_odd's tiles: K columns (a multiple of Q units) x span rows. Shapes just past and short of whole
-  // tiles both ways, pitched rows (each input row unpacked at its own phase), shifted pointers, batches.
+  // tiles both ways, pitched rows (each input row unpacked at its own phase), shifted pointers, batches. (5- and
+  // 7-byte units on the 16-byte grid, here only 16 x 16 unshifted, take pieces: the test above.)
   for (std::int64_t e : {5, 7, 10, 14}) {
     int variant = 0;
     const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
@@ -581,10 +582,10 @@ TEST(Transpose2d, UnitsOfNineToFifteenBytesAtEveryPhase) {
 }
 
 TEST(Transpose2d, OddUnitsOnTheSixteenByteGridThroughPieces) {
-  // pieces: 64 x 64-unit tiles of odd 9-15-byte units whose pointers, pitches and batch strides are all 16-byte
+  // pieces: 64 x 64-unit tiles of odd 5-15-byte units whose pointers, pitches and batch strides are all 16-byte
   // multiples (sides of 16k units when packed). Whole and edge tiles (rows cut mid-chunk by pitched views: 100
   // units a row, 36 in the last tile), several tiles a block (the two buffers), batches packed and pitched.
-  for (std::int64_t e : {9, 11, 13, 15}) {
+  for (std::int64_t e : {5, 7, 9, 11, 13, 15}) {
     for (auto [r, c] : std::vector<std::pair<std::int64_t, std::int64_t>>{{16, 16}, {64, 64}, {80, 48}, {208, 144}, {1024, 784}})
       check(problem{{r, c}, {1, 0}, e, {}, {}});
     check(problem{{150, 100}, {1, 0}, e, {112, 1}, {160, 1}});

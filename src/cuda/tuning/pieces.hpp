@@ -1,4 +1,4 @@
-// Tuning of the pieces family (kernels/pieces.cuh, dispatch/pieces.cu): 2-D transposes of odd units of 9-15 bytes
+// Tuning of the pieces family (kernels/pieces.cuh, dispatch/pieces.cu): 2-D transposes of odd units of 5-15 bytes
 // on the 16-byte grid, register permutes of 4-row x 4-unit micro-tiles.
 #pragma once
 
@@ -11,13 +11,16 @@ struct pieces_policy {
   static constexpr int tile = 64;
   /// Threads a block: one micro-tile (4 x 4 units) each, (tile / 4)^2 of them.
   static constexpr int threads = (tile / 4) * (tile / 4);
-  /// Units it takes: odd, 9-15 bytes. H200, same call, gather16 (a byte at a time) -> pieces
+  /// Units it takes: odd, 5-15 bytes. H200, same call, gather16 (a byte at a time) -> pieces
   /// (benchmarks/results/h200-pieces-vs-gather16.txt): 9-byte 8192^2 0.556 -> 0.794, 4096^2 0.556 -> 0.860,
   /// 11-byte 8192^2 0.532 -> 0.808, batched 16 x 1024 x 2048 0.519 -> 0.850, 13-byte 3840 x 2160 0.524 -> 0.863,
-  /// 15-byte 4096^2 0.591 -> 0.920, u8 4000 x 3200 x 13 (fused) 0.520 -> 0.833. Against skinny_odd's tiles
-  /// 5- and 7-byte units were mixed (5-byte 8192^2 0.809 -> 0.752, u8 6000 x 4000 x 5 0.840 -> 0.663, batched
-  /// 64 x 304 x 512 0.742 -> 0.804; 7-byte 3840 x 2160 0.735 -> 0.956, 12000 x 8000 0.795 -> 0.757), so they stay.
-  static constexpr bool takes(std::int64_t unit) { return unit % 2 == 1 && unit >= 9 && unit <= 15; }
+  /// 15-byte 4096^2 0.591 -> 0.920, u8 4000 x 3200 x 13 (fused) 0.520 -> 0.833. 5- and 7-byte units, skinny_odd's
+  /// tiles -> pieces with row tiles fastest (benchmarks/results/h200-pieces-5-7.txt, suite odd_units_5_7, 34
+  /// shapes): 7-byte 2048^2 0.649 -> 0.862, 1088 x 1920 0.591 -> 0.814, 4096^2 0.740 -> 0.879, batched 16 x 1024
+  /// x 1024 0.728 -> 0.868, random 1344 x 2752 0.622 -> 0.860; 5-byte 2048^2 0.714 -> 0.885, 1088 x 1920 0.674 ->
+  /// 0.884, 4096^2 0.802 -> 0.869; one loss, 5-byte 6000 x 4000 0.856 -> 0.795 (6016 x 4000: 0.822 -> 0.839).
+  /// With column tiles fastest they had been mixed (5-byte 8192^2 0.809 -> 0.752).
+  static constexpr bool takes(std::int64_t unit) { return unit % 2 == 1 && unit >= 5 && unit <= 15; }
 };
 
 }  // namespace xpose::detail
