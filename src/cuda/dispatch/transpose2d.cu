@@ -22,8 +22,8 @@
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
-//   unit 8 B, or 4 B up to 32 MiB, rows on the unit's grid, the 64 x 64 / 64 x 32-unit
-//   tiles >= half full (so sides >= 32 / 16 units), plain sides                  -> units<unit>
+//   unit 8 B, or 4 B up to 32 MiB, or 1 / 2 B up to 16 MiB off the 16-byte grid (plain sides), rows on the
+//   unit's grid, the 64 x 64 / 64 x 32-unit tiles >= half full (so sides >= 32 / 16 units)  -> units<unit>
 //   the same for 4-byte units over 32 MiB                                        -> unit_pairs
 //   (compound sides too, off the 16-byte grid, tiles >= 60 % full: units<8>, units<4> / unit_pairs)
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
@@ -799,7 +799,12 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 4005[801*5] x 1403 0.716 -> 0.929, 14985[1665*9] x 1001 0.620 -> 0.930; fp32 72[36*2] x 1334[29*46] x 1419
   // (tiles 56 % full: half the row tiles hold 8 of 64 rows) lost, 0.797 -> 0.618, hence units_compound_min_fill.
   // Compound sides on the 16-byte grid were not measured with them and go on to the kernels below, as before.
-  if ((unit == 4 || unit == 8) && align % static_cast<std::uint64_t>(unit) == 0 && (!compound || align % 16 != 0) &&
+  // 1- and 2-byte units off the 16-byte grid too, plain problems of up to units_narrow_max_bytes
+  // (tuning/transpose2d.hpp): there the units tiles beat shift16 / shift8.
+  const std::int64_t problem_bytes = g.rows * g.cols * g.batch_count() * unit;
+  const bool narrow_units = unit <= 2 && !compound && align % 16 != 0 && problem_bytes <= units_narrow_max_bytes;
+  if ((unit == 4 || unit == 8 || narrow_units) && align % static_cast<std::uint64_t>(unit) == 0 &&
+      (!compound || align % 16 != 0) &&
       units_tiles_fill(g.rows, g.cols, unit) >= (compound ? units_compound_min_fill : units_min_fill)) {
     // Every input row 4 bytes off the 8-byte grid (a view from an odd column of an aligned matrix: strides
     // that are multiples of 8 bytes, a base that is not) and the output on the 16-byte grid: units at any size,
@@ -817,7 +822,13 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
       using Pairs = transpose2d_unit_pairs_policy;
       if (unit == 8)
         return launch_unit_tiles<U8>(p, transpose2d_units_kernel<8, U8, Compound>, "transpose2d_units launch", stream);
-      if (g.rows * g.cols * g.batch_count() * unit <= units_u4_max_bytes || inputs_off_the_pair_grid)
+      using U2 = transpose2d_units_policy<2>;
+      using U1 = transpose2d_units_policy<1>;
+      if (unit == 2)
+        return launch_unit_tiles<U2>(p, transpose2d_units_kernel<2, U2, Compound>, "transpose2d_units launch", stream);
+      if (unit == 1)
+        return launch_unit_tiles<U1>(p, transpose2d_units_kernel<1, U1, Compound>, "transpose2d_units launch", stream);
+      if (problem_bytes <= units_u4_max_bytes || inputs_off_the_pair_grid)
         return launch_unit_tiles<U4>(p, transpose2d_units_kernel<4, U4, Compound>, "transpose2d_units launch", stream);
       return launch_unit_tiles<Pairs>(p, transpose2d_unit_pairs_kernel<Pairs, Compound>,
                                       "transpose2d_unit_pairs launch", stream);

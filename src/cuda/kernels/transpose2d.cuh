@@ -493,9 +493,9 @@ __global__ void __launch_bounds__(transpose2d_words_policy::threads)
 
 // ---- units ------------------------------------------------------------------------------------------------
 
-/// units<UnitBytes> (4- and 8-byte units whose rows are not 16-byte aligned: fp32 / fp64 8191 x 8193): each
-/// unit is one naturally aligned load and one store, a warp's lanes along a row (128 or 256 bytes, coalesced),
-/// through a padded shared tile of Policy::rows x Policy::cols units. No realignment: shift16 spends ~150
+/// units<UnitBytes> (1-, 2-, 4- and 8-byte units whose rows are not 16-byte aligned: fp32 / fp64 8191 x 8193, u8
+/// and fp16 up to 16 MiB): each unit is one naturally aligned load and one store, a warp's lanes along a row
+/// (32-256 bytes, coalesced), through a padded shared tile of Policy::rows x Policy::cols units. No realignment: shift16 spends ~150
 /// instructions a 16-byte chunk on shuffles, selects and funnel shifts at both ends, which made it
 /// issue-bound on the H200 (ncu: fp64 8191 x 8193 234 M instructions for 1.05 GB, DRAM 70 %); this path
 /// issues ~6 a unit. A thread loads all its units before storing any (loads in flight: rows x cols / threads
@@ -511,8 +511,9 @@ __global__ void __launch_bounds__(Policy::threads, Policy::min_blocks)
   constexpr int col_step = T / TR;         // output rows between a thread's stores
   static_assert(T % TC == 0 && T % TR == 0 && TC % 32 == 0 && TR % 32 == 0, "whole warps along rows");
   // Pitch TC + 1 units: a warp's column reads (consecutive rows) fall in distinct banks (for 8-byte units,
-  // within each half-warp, which is what one 8-byte shared access serves at a time).
-  __shared__ unit tile[TR][TC + 1];
+  // within each half-warp, which is what one 8-byte shared access serves at a time); for 1- and 2-byte units
+  // TC + 4 / UnitBytes, so that rows are an odd number of words apart.
+  __shared__ unit tile[TR][TC + (UnitBytes < 4 ? 4 / UnitBytes : 1)];
   __shared__ std::int64_t side_off[Compound ? TR + TC : 1];  // compound sides: the tile's row / column offsets
   const int lc = static_cast<int>(threadIdx.x) % TC, lr = static_cast<int>(threadIdx.x) / TC;  // load side
   const int sr = static_cast<int>(threadIdx.x) % TR, sc = static_cast<int>(threadIdx.x) / TR;  // store side

@@ -121,6 +121,14 @@ struct transpose2d_units_policy<4> {
   static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
 };
 template <>
+struct transpose2d_units_policy<1> {
+  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
+};
+template <>
+struct transpose2d_units_policy<2> {
+  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
+};
+template <>
 struct transpose2d_units_policy<8> {
   static constexpr int rows = 64, cols = 32, threads = 256, min_blocks = 5;
 };
@@ -128,6 +136,17 @@ struct transpose2d_units_policy<8> {
 /// same call, units -> unit_pairs: 2047 x 2049 (16 MiB) 1.037 -> 0.982, 64 x 301 x 503 (37 MiB) 0.879 -> 0.892,
 /// 4097 x 3001 (47 MiB) 0.851 -> 0.899; dispatch/transpose2d.cu).
 inline constexpr long long units_u4_max_bytes = 32ll << 20;
+/// 1- and 2-byte units off the 16-byte grid take the units tiles (1 or 2 bytes a lane) on plain problems up to
+/// this many bytes, where shift16's realignment and its checked edge tiles cost more than the narrow requests.
+/// H200, same binary, switch off / on (benchmarks/results/h200-units-narrow-misaligned.txt), shift16 -> units<2>:
+/// fp16 2047 x 2049 (8 MiB) 0.838 -> 0.974, 1919 x 1081 0.768 -> 1.179, 5003 x 777 0.778 -> 0.971, 300 x 7001
+/// 0.744 -> 1.020, 519 x 1031 0.751 -> 1.288, 100 x 50001 (10 MB) 0.642 -> 0.794, 2895 x 2897 (16 MB) 0.832 ->
+/// 0.879; 4097 x 3001 (25 MB) 0.861 -> 0.850, batched 64 x 301 x 503 (19 MB) 0.556 -> 0.550; larger ones lost
+/// (8191 x 8193 0.874 -> 0.691, 1001 x 65537 0.805 -> 0.713), as did the N-d suite's compound fp16 rows (512 MiB:
+/// r7 n12 0.684 -> 0.431), which keep shift16. shift16 / shift8 -> units<1>: u8 1000 x 999 0.384 -> 0.711, 519 x
+/// 1031 0.362 -> 0.648, 300 x 7001 0.808 -> 0.827, 5003 x 777 0.818 -> 0.831, 50001 x 100 0.789 -> 0.802; 4097 x
+/// 3001 0.881 -> 0.879, 4001 x 4001 0.849 -> 0.845.
+inline constexpr long long units_narrow_max_bytes = 16ll << 20;
 /// unit_pairs (kernels/transpose2d.cuh): 4-byte units over units_u4_max_bytes, moved as 8-byte pairs; the units
 /// tiles' shape (64 x 64 units, 256 threads: 32 lanes a row, 8 rows a pass) and the same 5 blocks an SM.
 struct transpose2d_unit_pairs_policy {
@@ -240,10 +259,11 @@ inline constexpr double units_min_fill = 0.5;
 /// 72[36*2] x 1334[29*46] (56 % full) lost 0.797 -> 0.618 as unit_pairs, 77[11*7] x 613 (58 %) gained 0.786 ->
 /// 0.891; every measured compound side over 80 % full gained (dispatch/transpose2d.cu).
 inline constexpr double units_compound_min_fill = 0.6;
-/// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>, 4 or 8) a rows x cols matrix fills.
+/// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>: 1, 2 and 4 share 64 x 64) a rows x
+/// cols matrix fills.
 inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
-  const long long tr = unit_bytes == 4 ? transpose2d_units_policy<4>::rows : transpose2d_units_policy<8>::rows;
-  const long long tc = unit_bytes == 4 ? transpose2d_units_policy<4>::cols : transpose2d_units_policy<8>::cols;
+  const long long tr = unit_bytes == 8 ? transpose2d_units_policy<8>::rows : transpose2d_units_policy<4>::rows;
+  const long long tc = unit_bytes == 8 ? transpose2d_units_policy<8>::cols : transpose2d_units_policy<4>::cols;
   return tile_side_fill(rows, tr) * tile_side_fill(cols, tc);
 }
 
