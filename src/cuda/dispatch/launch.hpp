@@ -130,9 +130,10 @@ bool pixel48_applies(std::int64_t unit_bytes);
 status launch_pixel48(transpose2d_params p, std::int64_t unit_bytes, bool out_aligned16, const device_info& dev,
                       cudaStream_t stream);
 
-/// pieces (dispatch/pieces.cu): plain 2-D transposes of odd units of 9-15 bytes, every pointer, pitch and batch
-/// stride on the 16-byte grid, where the device gives a block the kernel's shared memory.
-bool pieces_applies(std::int64_t unit_bytes, const device_info& dev);
+/// pieces (dispatch/pieces.cu): plain 2-D transposes of odd units of 3-15 bytes (3 only for problems of up to
+/// pieces_policy::rgb8_max_bytes), every pointer, pitch and batch stride on the 16-byte grid, where the device
+/// gives a block the kernel's shared memory.
+bool pieces_applies(std::int64_t unit_bytes, std::int64_t problem_bytes, const device_info& dev);
 /// p: transpose2d parameters with tiles_total = the batch count.
 status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream);
 

@@ -1,6 +1,6 @@
 // pieces dispatch: the unit size -> a compile-time instantiation of kernels/pieces.cuh, tuned by
 // tuning/pieces.hpp. Called from launch_transpose2d (dispatch/transpose2d.cu) for plain (non-compound) 2-D
-// transposes of odd units of 5-15 bytes whose pointers, pitches and batch strides are on the 16-byte grid.
+// transposes of odd units of 3-15 bytes whose pointers, pitches and batch strides are on the 16-byte grid.
 
 #include <algorithm>
 
@@ -43,12 +43,13 @@ status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream)
 
 }  // namespace
 
-bool pieces_applies(std::int64_t unit_bytes, const device_info& dev) {
-  // Its two buffers take 42-122 KiB (5-15-byte units): within the opt-in of Hopper and A100 (227 / 163 KiB),
+bool pieces_applies(std::int64_t unit_bytes, std::int64_t problem_bytes, const device_info& dev) {
+  // Its two buffers take 26-122 KiB (3-15-byte units): within the opt-in of Hopper and A100 (227 / 163 KiB),
   // not of every GPU (99 KiB on sm_86 / sm_89), where gather16 runs them instead.
-  if (!pieces_policy::takes(unit_bytes)) return false;
+  if (!pieces_policy::takes(unit_bytes, problem_bytes)) return false;
   auto fits = [&]<int U>() { return pieces_shape<U>::smem_bytes <= dev.smem_optin; };
   switch (unit_bytes) {
+    case 3: return fits.template operator()<3>();
     case 5: return fits.template operator()<5>();
     case 7: return fits.template operator()<7>();
     case 9: return fits.template operator()<9>();
@@ -61,13 +62,14 @@ bool pieces_applies(std::int64_t unit_bytes, const device_info& dev) {
 
 status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream) {
   switch (unit_bytes) {
+    case 3: return launch<3>(p, dev, stream);
     case 5: return launch<5>(p, dev, stream);
     case 7: return launch<7>(p, dev, stream);
     case 9: return launch<9>(p, dev, stream);
     case 11: return launch<11>(p, dev, stream);
     case 13: return launch<13>(p, dev, stream);
     case 15: return launch<15>(p, dev, stream);
-    default: return status(status_code::internal, "pieces: unit is not an odd 5-15 bytes");
+    default: return status(status_code::internal, "pieces: unit is not an odd 3-15 bytes");
   }
 }
 

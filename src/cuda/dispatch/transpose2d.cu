@@ -28,7 +28,7 @@
 //   (compound sides too, off the 16-byte grid, tiles >= 60 % full: units<8>, units<4> / unit_pairs)
 //   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
-//   unit in {5, 7, 9, 11, 13, 15} B, every base/pitch/batch stride 16-byte aligned,
+//   unit in {5, 7, 9, 11, 13, 15} B (and 3 B up to 48 MiB), every base/pitch/batch stride 16-byte aligned,
 //   both sides >= 16 units, one axis a side                                      -> pieces<unit>
 //     (dispatch/pieces.cu)
 //   unit in {5, 7, 10, 14} B, both sides >= 16 units, one axis a side            -> skinny_odd tiles
@@ -850,9 +850,10 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 4096 0.63 -> 0.84, 3001 x 4097 0.64 -> 0.86, 10-byte 0.71 -> 0.89, 14-byte 2048 x 3001 0.62 -> 0.83. For
   // pixel48's units they tied or lost (RGB8 3840 x 2160 0.88 -> 0.73, RGB16 4097 x 3001 0.92 -> 0.87; RGB32F
   // gained 0.91 -> 0.97 at 4K), so those stay on pixel48.
-  // pieces: odd units of 5-15 bytes on the 16-byte grid as register permutes of 4 x 4-unit micro-tiles
-  // (tuning/pieces.hpp); off the grid 5- and 7-byte units take skinny_odd's tiles, 9-15 bytes gather16.
-  if (!compound && pieces_applies(unit, dev) && align % 16 == 0 && g.rows >= 16 && g.cols >= 16)
+  // pieces: odd units of 3-15 bytes on the 16-byte grid as register permutes of 4 x 4-unit micro-tiles
+  // (tuning/pieces.hpp; 3-byte units up to pieces_policy::rgb8_max_bytes); off the grid 5- and 7-byte units take
+  // skinny_odd's tiles, 9-15 bytes gather16, 3 bytes pixel48.
+  if (!compound && pieces_applies(unit, problem_bytes, dev) && align % 16 == 0 && g.rows >= 16 && g.cols >= 16)
     return launch_pieces(p, unit, dev, stream);
   if (!compound && skinny_odd_applies(unit) && !pixel48_applies(unit) && g.rows >= 16 && g.cols >= 16)
     return launch_skinny_odd_tiles(p, unit, stream);

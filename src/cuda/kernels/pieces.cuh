@@ -1,7 +1,8 @@
-// pieces family: b x r x c -> b x c x r of odd units of 5-15 bytes (fused u8 axes, packed structs) whose pointers,
-// pitches and batch strides are all on the 16-byte grid (the micro-tiles serve any odd unit). Replaces gather16's
-// shared-memory gathers one byte at a time (9-15-byte units: 0.53-0.56 of memcpy on the H200) and skinny_odd's
-// tiles (5- and 7-byte units: 0.59-0.86) with register permutes (`prmt`).
+// pieces family: b x r x c -> b x c x r of odd units of 3-15 bytes (RGB8 pixels, fused u8 axes, packed structs)
+// whose pointers, pitches and batch strides are all on the 16-byte grid (the micro-tiles serve any odd unit).
+// Replaces gather16's shared-memory gathers one byte at a time (9-15-byte units: 0.53-0.56 of memcpy on the
+// H200) and skinny_odd's tiles (5- and 7-byte units: 0.59-0.86) with register permutes (`prmt`); RGB8 on problems
+// of up to 48 MiB (pixel48's 4-row x 48-byte micro-tiles beyond).
 //
 // A tile is T x T units (pieces_policy::tile), rows of T U bytes: whole 16-byte chunks for every odd U. A block
 // loops over tiles (grid-stride) with two buffers:
@@ -88,7 +89,7 @@ __device__ __forceinline__ void two_buffer_loop(std::int64_t tasks, const TaskOf
 
 template <int UnitBytes>
 struct pieces_shape {
-  static_assert(UnitBytes >= 5 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 5-15 bytes");
+  static_assert(UnitBytes >= 3 && UnitBytes <= 15 && UnitBytes % 2 == 1, "odd units of 3-15 bytes");
   static constexpr int U = UnitBytes, T = pieces_policy::tile, R = T * U;
   static constexpr int row_chunks = R / 16;
   static constexpr int pitch = piece_pitch(R);  // staged and output rows (piece_maps.hpp)
