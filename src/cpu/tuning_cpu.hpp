@@ -208,17 +208,41 @@ constexpr bool lead_tile_pays(std::int64_t row_bytes) { return row_bytes >= lead
 struct merged_cols_tiles {
   std::int64_t tile_r = 0, tile_c = 0;  ///< 0: no tile fits the staging buffer
 };
+/// The output runs (bytes) merged-column tiles keep before their input runs shrink (choose_merged_cols_tiles).
+inline constexpr std::int64_t merged_cols_min_out_run = 448;
 
 /// Output runs of ~512 bytes and input runs of ~256 bytes, whole register blocks, within the staging buffer
 /// (tile_c rows of tile_r + extra units). [2731,2048,3] reversed, 1 thread: runs of 128-1024 bytes either
-/// side measured alike (0.33-0.38 of the non-temporal copy), within the VM's noise.
+/// side measured alike (0.33-0.38 of the non-temporal copy), within the VM's noise. When they do not fit, the
+/// output runs of streamed tiles shrink only to 448 bytes, then the input runs (to a line, or a register
+/// block), then the rest: every output run is streamed to a row of its own, and 1- and 2-byte units, whose blocks and staging
+/// margin (`extra`) are 64 and 32 units, had their output runs cut to 64 and 192 bytes first (u8 tiles 64 x
+/// 256, fp16 96 x 128; now 448 x 64 and 224 x 64). Dev VM (2-core Zen 4 EPYC), same call, 1 / 2 threads vs the
+/// non-temporal copy (benchmarks/results/cpu-merged-cols-out-runs-zen4.txt): u8 270x2x250x248x2 axes 4,3,0,2,1
+/// (N-d r5 n24) 0.120 / 0.183 -> 0.266 / 0.334, fp16 135x2x250x248x2 0.207 / 0.277 -> 0.277 / 0.324, fp16
+/// [128,128,128,32] axes 3,1,2,0 0.274-0.276 / 0.327-0.383 -> 0.335-0.350 / 0.364-0.374, fp16 5-D reversal
+/// 8x32^4 0.231 / 0.261-0.331 -> 0.261-0.266 / 0.296-0.301; u8 5-D reversals gained on 1 thread and lost a
+/// little on 2 (16x32^4 0.146-0.150 / 0.159-0.200 -> 0.185-0.188 / 0.130-0.187, 32^5 0.153 / 0.165 -> 0.197 /
+/// 0.160). Wider units keep their tiles: for fp32 the input runs weighed as much (5-D reversal 4x32^4, 1
+/// thread: 112 x 64 22.8 GB/s, 128 x 32 14.5-16.9, 256 x 16 11.5-13.1).
 inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_t cols, std::int64_t unit,
-                                                  std::int64_t block_r, std::int64_t block_c, std::int64_t extra) {
+                                                  std::int64_t block_r, std::int64_t block_c, std::int64_t extra,
+                                                  bool streaming) {
   auto bytes = [&](std::int64_t r, std::int64_t c) { return c * (r + extra) * unit; };
   std::int64_t c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), block_c));
   std::int64_t r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), block_r));
-  while (bytes(r, c) > staging_bytes && r > block_r) r -= block_r;
-  while (bytes(r, c) > staging_bytes && c > 1) c = std::max<std::int64_t>(1, c / 2);
+  auto shrink_r = [&](std::int64_t floor) {
+    while (bytes(r, c) > staging_bytes && r - block_r >= std::max<std::int64_t>(floor, 1)) r -= block_r;
+  };
+  auto shrink_c = [&](std::int64_t floor) {
+    while (bytes(r, c) > staging_bytes && c / 2 >= std::max<std::int64_t>(floor, 1)) c /= 2;
+  };
+  if (streaming) {
+    shrink_r(merged_cols_min_out_run / unit);
+    shrink_c(std::max<std::int64_t>(block_c, 64 / unit));
+  }
+  shrink_r(block_r);
+  shrink_c(1);
   if (bytes(r, c) > staging_bytes) return {};
   return {r, c};
 }
