@@ -756,8 +756,8 @@ bool cpu_transpose2d_merged_cols(const plan_geometry& g, const void* in_v, void*
   const tile_kernel k = unit_kernel(isa, unit, wb);
   // Streaming (use_streaming, as cpu_transpose2d): each staging row holds up to a line of units more.
   const bool stream = isa.stream_lines != nullptr && use_streaming(items * rows * cols * unit, rows * unit, host_caches());
-  const std::int64_t extra = stream ? (line + unit - 1) / unit : 0;
-  const merged_cols_tiles mt = choose_merged_cols_tiles(rows, cols, unit, k.block_rows, k.block_cols, extra, stream);
+  const std::int64_t extra = merged_cols_margin(unit, stream);
+  const merged_cols_tiles mt = choose_merged_cols_tiles(rows, cols, unit, k.block_rows, k.block_cols, stream);
   if (mt.tile_r == 0) return false;  // a unit too large for the staging buffer: the plain path
   const std::int64_t tile_r = mt.tile_r, tile_c = mt.tile_c;
   plane_geometry p{};

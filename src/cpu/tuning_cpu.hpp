@@ -210,13 +210,18 @@ struct merged_cols_tiles {
 };
 /// The output runs (bytes) merged-column tiles keep before their input runs shrink (choose_merged_cols_tiles).
 inline constexpr std::int64_t merged_cols_min_out_run = 448;
+/// Units a merged-column tile's staging row holds past its tile_r: streamed tiles write the output lines that
+/// start in their rows, up to one line of units more.
+constexpr std::int64_t merged_cols_margin(std::int64_t unit, bool streaming) {
+  return streaming ? (64 + unit - 1) / unit : 0;
+}
 
 /// Output runs of ~512 bytes and input runs of ~256 bytes, whole register blocks, within the staging buffer
-/// (tile_c rows of tile_r + extra units). [2731,2048,3] reversed, 1 thread: runs of 128-1024 bytes either
+/// (tile_c rows of tile_r + merged_cols_margin units). [2731,2048,3] reversed, 1 thread: runs of 128-1024 bytes either
 /// side measured alike (0.33-0.38 of the non-temporal copy), within the VM's noise. When they do not fit, the
 /// output runs of streamed tiles shrink only to 448 bytes, then the input runs (to a line, or a register
 /// block), then the rest: every output run is streamed to a row of its own, and 1- and 2-byte units, whose blocks and staging
-/// margin (`extra`) are 64 and 32 units, had their output runs cut to 64 and 192 bytes first (u8 tiles 64 x
+/// margin are 64 and 32 units, had their output runs cut to 64 and 192 bytes first (u8 tiles 64 x
 /// 256, fp16 96 x 128; now 448 x 64 and 224 x 64). Dev VM (2-core Zen 4 EPYC), same call, 1 / 2 threads vs the
 /// non-temporal copy (benchmarks/results/cpu-merged-cols-out-runs-zen4.txt): u8 270x2x250x248x2 axes 4,3,0,2,1
 /// (N-d r5 n24) 0.120 / 0.183 -> 0.266 / 0.334, fp16 135x2x250x248x2 0.207 / 0.277 -> 0.277 / 0.324, fp16
@@ -226,8 +231,8 @@ inline constexpr std::int64_t merged_cols_min_out_run = 448;
 /// 0.160). Wider units keep their tiles: for fp32 the input runs weighed as much (5-D reversal 4x32^4, 1
 /// thread: 112 x 64 22.8 GB/s, 128 x 32 14.5-16.9, 256 x 16 11.5-13.1).
 inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_t cols, std::int64_t unit,
-                                                  std::int64_t block_r, std::int64_t block_c, std::int64_t extra,
-                                                  bool streaming) {
+                                                  std::int64_t block_r, std::int64_t block_c, bool streaming) {
+  const std::int64_t extra = merged_cols_margin(unit, streaming);
   auto bytes = [&](std::int64_t r, std::int64_t c) { return c * (r + extra) * unit; };
   std::int64_t c = std::min(cols, round_up(std::max<std::int64_t>(256 / unit, 1), block_c));
   std::int64_t r = std::min(rows, round_up(std::max<std::int64_t>(512 / unit, 1), block_r));
@@ -241,7 +246,7 @@ inline merged_cols_tiles choose_merged_cols_tiles(std::int64_t rows, std::int64_
     shrink_r(merged_cols_min_out_run / unit);
     shrink_c(std::max<std::int64_t>(block_c, 64 / unit));
   }
-  shrink_r(block_r);
+  shrink_r(1);  // then rows down to one block (or below, for a side that is not a multiple of it), columns to 1
   shrink_c(1);
   if (bytes(r, c) > staging_bytes) return {};
   return {r, c};

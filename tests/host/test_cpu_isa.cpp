@@ -492,21 +492,21 @@ TEST(CpuTuning, MergedColumnTilesKeepOutputRunsBeforeInputRuns) {
   for (const shape& s : {shape{1, 64, 64, 448, 64}, shape{2, 32, 32, 224, 64}, shape{4, 16, 16, 112, 64},
                          shape{8, 8, 8, 64, 32}, shape{16, 4, 4, 32, 16}}) {
     SCOPED_TRACE(::testing::Message() << "unit " << s.unit);
-    const auto t = choose_merged_cols_tiles(1 << 20, 1 << 20, s.unit, s.block, s.block, s.extra, true);
+    const auto t = choose_merged_cols_tiles(1 << 20, 1 << 20, s.unit, s.block, s.block, true);
     EXPECT_EQ(t.tile_r, s.tile_r);
     EXPECT_EQ(t.tile_c, s.tile_c);
     EXPECT_LE(t.tile_c * (t.tile_r + s.extra) * s.unit, staging_bytes);
     EXPECT_GE(t.tile_r * s.unit, xpose::detail::merged_cols_min_out_run);
   }
   // Cached tiles (not streamed, no margin): the rows shrink first, as before (u8 128 x 256).
-  const auto cached = choose_merged_cols_tiles(1 << 20, 1 << 20, 1, 64, 64, 0, false);
+  const auto cached = choose_merged_cols_tiles(1 << 20, 1 << 20, 1, 64, 64, false);
   EXPECT_EQ(cached.tile_r, 128);
   EXPECT_EQ(cached.tile_c, 256);
   // Short sides are taken whole; a unit too large for the buffer gets no tile.
-  const auto narrow = choose_merged_cols_tiles(72, 40, 4, 16, 16, 16, true);
+  const auto narrow = choose_merged_cols_tiles(72, 40, 4, 16, 16, true);
   EXPECT_EQ(narrow.tile_r, 72);
   EXPECT_EQ(narrow.tile_c, 40);
-  EXPECT_EQ(choose_merged_cols_tiles(10, 10, 1 << 16, 1, 1, 1, true).tile_r, 0);
+  EXPECT_EQ(choose_merged_cols_tiles(10, 10, 1 << 16, 1, 1, true).tile_r, 0);
 }
 
 // The streaming tiles' output runs by vendor (tuning_cpu.hpp): planes of long output rows read from plain input

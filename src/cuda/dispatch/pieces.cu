@@ -41,36 +41,34 @@ status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream)
   return status::ok();
 }
 
+// f.template operator()<U>() for the compile-time U equal to `unit_bytes` (the one list of the units pieces is
+// built for), else `otherwise`.
+template <class F, class R>
+R with_unit(std::int64_t unit_bytes, F&& f, R otherwise) {
+  switch (unit_bytes) {
+    case 3: return f.template operator()<3>();
+    case 5: return f.template operator()<5>();
+    case 7: return f.template operator()<7>();
+    case 9: return f.template operator()<9>();
+    case 11: return f.template operator()<11>();
+    case 13: return f.template operator()<13>();
+    case 15: return f.template operator()<15>();
+    default: return otherwise;
+  }
+}
+
 }  // namespace
 
 bool pieces_applies(std::int64_t unit_bytes, std::int64_t problem_bytes, const device_info& dev) {
   // Its two buffers take 26-122 KiB (3-15-byte units): within the opt-in of Hopper and A100 (227 / 163 KiB),
   // not of every GPU (99 KiB on sm_86 / sm_89), where gather16 runs them instead.
   if (!pieces_policy::takes(unit_bytes, problem_bytes)) return false;
-  auto fits = [&]<int U>() { return pieces_shape<U>::smem_bytes <= dev.smem_optin; };
-  switch (unit_bytes) {
-    case 3: return fits.template operator()<3>();
-    case 5: return fits.template operator()<5>();
-    case 7: return fits.template operator()<7>();
-    case 9: return fits.template operator()<9>();
-    case 11: return fits.template operator()<11>();
-    case 13: return fits.template operator()<13>();
-    case 15: return fits.template operator()<15>();
-    default: return false;
-  }
+  return with_unit(unit_bytes, [&]<int U>() { return pieces_shape<U>::smem_bytes <= dev.smem_optin; }, false);
 }
 
 status launch_pieces(transpose2d_params p, std::int64_t unit_bytes, const device_info& dev, cudaStream_t stream) {
-  switch (unit_bytes) {
-    case 3: return launch<3>(p, dev, stream);
-    case 5: return launch<5>(p, dev, stream);
-    case 7: return launch<7>(p, dev, stream);
-    case 9: return launch<9>(p, dev, stream);
-    case 11: return launch<11>(p, dev, stream);
-    case 13: return launch<13>(p, dev, stream);
-    case 15: return launch<15>(p, dev, stream);
-    default: return status(status_code::internal, "pieces: unit is not an odd 3-15 bytes");
-  }
+  return with_unit(unit_bytes, [&]<int U>() { return launch<U>(p, dev, stream); },
+                   status(status_code::internal, "pieces: unit is not an odd 3-15 bytes"));
 }
 
 }  // namespace xpose::detail

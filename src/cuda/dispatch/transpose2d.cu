@@ -817,19 +817,18 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     const bool inputs_off_the_pair_grid =
         in_stride_bits % 8 == 0 && reinterpret_cast<std::uintptr_t>(d_in) % 8 == 4 && out_align_bits % 16 == 0;
     auto units_tiles = [&]<bool Compound>() {
-      using U4 = transpose2d_units_policy<4>;
-      using U8 = transpose2d_units_policy<8>;
+      auto units = [&]<int U>() {
+        using P = transpose2d_units_policy<U>;
+        return launch_unit_tiles<P>(p, transpose2d_units_kernel<U, P, Compound>, "transpose2d_units launch", stream);
+      };
+      switch (unit) {
+        case 1: return units.template operator()<1>();
+        case 2: return units.template operator()<2>();
+        case 8: return units.template operator()<8>();
+        default: break;
+      }
+      if (problem_bytes <= units_u4_max_bytes || inputs_off_the_pair_grid) return units.template operator()<4>();
       using Pairs = transpose2d_unit_pairs_policy;
-      if (unit == 8)
-        return launch_unit_tiles<U8>(p, transpose2d_units_kernel<8, U8, Compound>, "transpose2d_units launch", stream);
-      using U2 = transpose2d_units_policy<2>;
-      using U1 = transpose2d_units_policy<1>;
-      if (unit == 2)
-        return launch_unit_tiles<U2>(p, transpose2d_units_kernel<2, U2, Compound>, "transpose2d_units launch", stream);
-      if (unit == 1)
-        return launch_unit_tiles<U1>(p, transpose2d_units_kernel<1, U1, Compound>, "transpose2d_units launch", stream);
-      if (problem_bytes <= units_u4_max_bytes || inputs_off_the_pair_grid)
-        return launch_unit_tiles<U4>(p, transpose2d_units_kernel<4, U4, Compound>, "transpose2d_units launch", stream);
       return launch_unit_tiles<Pairs>(p, transpose2d_unit_pairs_kernel<Pairs, Compound>,
                                       "transpose2d_unit_pairs launch", stream);
     };

@@ -107,25 +107,18 @@ struct transpose2d_tile8_wide_policy {
 };
 inline constexpr long long vec8_wide_min_bytes = 48ll << 20;
 
-/// units path (kernels/transpose2d.cuh): 4- and 8-byte units on rows that are not 16-byte aligned, one access
-/// a unit. 256 threads; tiles of 16 KiB (64 x 64 fp32, 64 input rows x 32 columns of fp64: a warp reads 256
-/// bytes of an input row, writes 512-byte output row pieces in two passes), 16 or 8 loads in flight a thread.
+/// units path (kernels/transpose2d.cuh): 1-, 2-, 4- and 8-byte units on rows that are not 16-byte aligned, one
+/// access a unit. 256 threads; tiles of 64 x 64 units (16 KiB of fp32), 64 input rows x 32 columns of fp64 (a
+/// warp reads 256 bytes of an input row, writes 512-byte output row pieces in two passes), 16 or 8 loads in
+/// flight a thread.
 /// min_blocks 5 (<= 48 registers a thread; without a bound ptxas took 64 (fp32) and 53 (fp64): 4 blocks an SM).
 /// H200, same call, 4 -> 5 blocks: fp32 2047 x 2049 0.936 -> 1.031, 100 x 50001 0.809 -> 1.003, batched 64 x 301
 /// x 503 0.786 -> 0.879, fp64 100 x 50001 0.921 -> 0.997, 8191 x 8193 0.895 -> 0.905; 6 blocks (40 registers)
 /// lost on every fp64 row (8191 x 8193 0.645), 8 spilled (0.26-0.38).
+/// 1- and 2-byte units take fp32's shape (dispatched up to units_narrow_max_bytes, below).
 template <int UnitBytes>
-struct transpose2d_units_policy;
-template <>
-struct transpose2d_units_policy<4> {
-  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
-};
-template <>
-struct transpose2d_units_policy<1> {
-  static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
-};
-template <>
-struct transpose2d_units_policy<2> {
+struct transpose2d_units_policy {
+  static_assert(UnitBytes == 1 || UnitBytes == 2 || UnitBytes == 4, "8-byte units: the specialization below");
   static constexpr int rows = 64, cols = 64, threads = 256, min_blocks = 5;
 };
 template <>
@@ -259,8 +252,8 @@ inline constexpr double units_min_fill = 0.5;
 /// 72[36*2] x 1334[29*46] (56 % full) lost 0.797 -> 0.618 as unit_pairs, 77[11*7] x 613 (58 %) gained 0.786 ->
 /// 0.891; every measured compound side over 80 % full gained (dispatch/transpose2d.cu).
 inline constexpr double units_compound_min_fill = 0.6;
-/// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>: 1, 2 and 4 share 64 x 64) a rows x
-/// cols matrix fills.
+/// Fraction of the units tiles' slots (transpose2d_units_policy<unit_bytes>: 1, 2 and 4 bytes share one shape)
+/// a rows x cols matrix fills.
 inline double units_tiles_fill(long long rows, long long cols, long long unit_bytes) {
   const long long tr = unit_bytes == 8 ? transpose2d_units_policy<8>::rows : transpose2d_units_policy<4>::rows;
   const long long tc = unit_bytes == 8 ? transpose2d_units_policy<8>::cols : transpose2d_units_policy<4>::cols;
