@@ -281,6 +281,19 @@ TEST(Transpose2d, MisalignedByteTilesOf512ThreadsOnProblemsOfL2Size) {
   check(problem{{6151, 8191}, {1, 0}, 1, {}, {}}, 2, 9);
 }
 
+TEST(Transpose2d, MisalignedBytesThatShift16HadTakeShift8) {
+  // Misaligned 1-byte problems the units tiles do not take and the rules before it leave (outputs on the 16-byte
+  // grid, tall matrices with row tiles first, compound sides) take shift8 (launch_transpose2d's last 1-byte
+  // rule): 512-thread tiles on plain sides of >= 8 tile rows, 256-thread ones on fewer rows and compound
+  // sides. Partial tiles both ways, a batch axis between the sides, shifted and pitched views.
+  check(problem{{2048, 20, 479}, {2, 1, 0}, 1, {}, {}});         // output rows aligned, 9 tile rows: 512 threads
+  check(problem{{1024, 40, 478}, {2, 1, 0}, 1, {}, {}}, 0, 16);  // 5 tile rows: 256 threads
+  check(problem{{40001, 511}, {1, 0}, 1, {}, {}}, 3, 5);         // rows first, more tile rows than SMs
+  check(problem{{36, 1000, 601}, {0, 2, 1}, 1, {}, {1008 * 601 + 16, 1008, 1}}, 7, 0);  // pitched output
+  check(problem{{30, 3, 251, 1001}, {3, 0, 2, 1}, 1, {}, {}}, 1, 0);  // compound sides
+  check(problem{{5, 3, 101, 333}, {3, 0, 2, 1}, 1, {}, {}});          // compound sides, 0.5 MB
+}
+
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {
   // fp16 packed batches whose rows are 8-byte but not 16-byte aligned: matrices of up to 48 KiB whole a tile
   // (batched_flat), larger ones vec8<2>'s 64 x 128-unit tiles (full and partial); pointers shifted by 8 bytes.

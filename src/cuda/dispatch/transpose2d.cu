@@ -18,7 +18,9 @@
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
 //     (512-thread tiles for single matrices of > 16 MiB with >= 12 tile rows, or >= 48 MiB and not wide;
-//     branch-free interior tiles there and in 256-thread tiles up to 16 MiB)
+//     branch-free interior tiles there and in 256-thread tiles up to 16 MiB);
+//   otherwise, unless the units tiles take it (below)                           -> shift8 (512-thread tiles
+//     on plain sides of >= 8 tile rows, else 256)
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
 //   and the matrix fills >= 20 % of the vec16 tiles' slots                       -> vec16<unit>
 //     (2-byte units: 64-row tiles where the rows fill them better, transpose2d_short_policy; so shift16's)
@@ -26,7 +28,7 @@
 //   unit's grid, the 64 x 64 / 64 x 32-unit tiles >= half full (so sides >= 32 / 16 units)  -> units<unit>
 //   the same for 4-byte units over 32 MiB                                        -> unit_pairs
 //   (compound sides too, off the 16-byte grid, tiles >= 60 % full: units<8>, units<4> / unit_pairs)
-//   unit in {1,2,4,8,16} B, the same tile fill, any alignment, and unit <= 2 B or
+//   unit in {2,4,8,16} B, the same tile fill, any alignment, and unit = 2 B or
 //   both sides >= 1024 units                                                     -> shift16<unit>
 //   unit in {5, 7, 9, 11, 13, 15} B (and 3 B up to 48 MiB), every base/pitch/batch stride 16-byte aligned,
 //   both sides >= 16 units, one axis a side                                      -> pieces<unit>
@@ -120,22 +122,14 @@ status launch_tiles16(transpose2d_params p, bool compound, cudaStream_t stream, 
   set_tiles(p, Shift ? S::shift_step_rows : S::tile_rows, Shift ? S::shift_step_cols : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if constexpr (Shift) {
-    // 1-byte units, tiles that fit one wave at shift16_u8_wave_blocks blocks an SM: the kernel built for that
-    // many (128 registers instead of ~160, 6 blocks an SM) takes them in one wave. H100, same call: u8 4097 x
-    // 3001 (999 tiles) 0.648 -> 0.773 of memcpy; with more tiles the default build stays ahead (8191 x 8193:
-    // 0.696 vs 0.675, 7919 x 7907: 0.696 vs 0.674).
-    constexpr int wave_blocks = shift16_u8_wave_blocks;
-    const bool one_wave = UnitBytes == 1 && !compound && p.tiles_total <= std::int64_t{wave_blocks} * sm_count;
-    if constexpr (UnitBytes == 1 && default_tiles)
-      if (one_wave)
-        transpose2d_shift16_bounded_kernel<1, wave_blocks><<<grid, S::threads, 0, stream>>>(p);
+    static_assert(UnitBytes >= 2, "misaligned 1-byte units take shift8 (launch_transpose2d)");
     if constexpr (default_tiles)
-      if (!one_wave && compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
+      if (compound) transpose2d_shift16_kernel<UnitBytes, true><<<grid, S::threads, 0, stream>>>(p);
     if constexpr (UnitBytes == 2) {
       if (!compound)
         transpose2d_shift16_bounded_kernel<2, shift16_u16_min_blocks, Policy><<<grid, S::threads, 0, stream>>>(p);
     } else {
-      if (!one_wave && !compound) transpose2d_shift16_kernel<UnitBytes, false, Policy><<<grid, S::threads, 0, stream>>>(p);
+      if (!compound) transpose2d_shift16_kernel<UnitBytes, false, Policy><<<grid, S::threads, 0, stream>>>(p);
     }
   } else {
     if constexpr (default_tiles)
@@ -196,7 +190,11 @@ template <bool Shift>
 status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cudaStream_t stream, int sm_count) {
   const bool short_tiles = tiles16_short(p.rows, p.cols, unit, Shift, compound);
   switch (unit) {
-    case 1: return launch_tiles16<1, Shift>(p, compound, stream, sm_count);
+    case 1:
+      // shift16's 1-byte build (64-thread tiles of ~168 registers) lost to shift8 on every problem the H200 ran
+      // it on, and the dispatcher no longer sends any there (launch_transpose2d).
+      if constexpr (Shift) return status(status_code::internal, "shift16: 1-byte units take shift8");
+      else return launch_tiles16<1, Shift>(p, compound, stream, sm_count);
     case 2:
       if (short_tiles) return launch_tiles16<2, Shift, transpose2d_short_policy<2>>(p, compound, stream, sm_count);
       return launch_tiles16<2, Shift>(p, compound, stream, sm_count);
@@ -709,9 +707,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 0.758 -> 0.780, NCHW -> NHWC 64x1024x56x56 0.960 -> 0.972 (8-byte aligned pitches that are not 16-byte
   // aligned left shift16 too). shift16 -> shift8 on misaligned matrices (column tiles fastest, before the tile
   // order below): 4097 x 3001 0.753 -> 0.860, 6001 x 4097 0.687 -> 0.751, batches 228 x 620 x 475 0.472 ->
-  // 0.747, 64 x 1001 x 1003 0.614 -> 0.794, N-d 500[250*2] x 496[248*2] x 2164 0.405 -> 0.578. Batches whose
-  // output rows are 16-byte aligned keep shift16 (2336 x 478 x 481 with 1123616-byte output pitch: 0.704 ->
-  // 0.609 as shift8; ph = 0 there, so shift16 pays for the realignment on one side only).
+  // 0.747, 64 x 1001 x 1003 0.614 -> 0.794, N-d 500[250*2] x 496[248*2] x 2164 0.405 -> 0.578. On the H100,
+  // batches whose output rows are 16-byte aligned had kept shift16 (2336 x 478 x 481 with 1123616-byte output
+  // pitch: 0.704 -> 0.609 as shift8); on the H200 they take shift8 too (the last rule of this block).
   if (unit == 1 && vec16_tiles_filled(g.rows, g.cols, unit)) {
     if (align % 8 == 0) {
       // Large ones whose input the copy engine can stage (16-byte aligned rows, sm_90): bulk8, vec8 with each
@@ -727,8 +725,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     }
     const bool out_aligned16 = out_align_bits % 16 == 0;
     // With row tiles fastest (below), shift8 while its resident tiles (4 an SM) still span >= 4 column strips,
-    // i.e. <= one tile row an SM; taller matrices keep shift16 (6 an SM). H100, same call: 16383 x 16385
-    // 0.773 (shift16) vs 0.672 (shift8), 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789.
+    // i.e. <= one tile row an SM; taller matrices had kept shift16 on the H100 (same call: 16383 x 16385 0.773
+    // as shift16 vs 0.672, 32767 x 2047 0.757 vs 0.736; 8191 x 8193 0.739 vs 0.789) and take the last rule of
+    // this block now.
     const bool shift8_rows = !p.rows_fastest || ceil_div(g.rows, shift8_u8_step_rows) <= dev.sm_count;
     // Single matrices of >= 48 MiB take vec8's 512-thread tiles (256 x 128 bytes) when they have at least as
     // many rows as columns or more than half an SM's worth of tile rows (where the 256-thread tiles vary between
@@ -765,6 +764,25 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // 16 x 2001 x 2003 0.848 -> 0.740, 5003 x 4999 (25 MB) 0.884 -> 0.836. Why is open (docs/perf-notes.md).
     if (!few_tiles16 && !out_aligned16 && shift8_rows)
       return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
+    // What the rules above leave (outputs on the 16-byte grid, tall matrices with row tiles first, compound
+    // sides), beyond the plain problems the units tiles take (below): shift8 too, on the H200. The rules above
+    // were measured on the H100, where shift16's 64-thread tiles (~168 registers, 18.75 % occupancy) still kept
+    // up with the memory; the H200's needs more bytes in flight. H200, same call (benchmarks/suites/
+    // u8_shift16_reach.txt, benchmarks/results/h200-u8-shift8-vs-shift16.txt), shift16 -> shift8 256-thread /
+    // 512-thread tiles: 2336 x 478 x 481 (N-d, output rows aligned) 0.546 -> 0.635 / 0.664, 8192 x 4001 0.585 ->
+    // 0.701 / 0.727, 32767 x 2047 0.617 -> 0.726 / 0.795, 65537 x 1001 0.602 -> 0.716 / 0.797, batched 16 x 4096 x
+    // 1003 0.598 -> 0.647 / 0.710, 64 x 1024 x 1001 0.551 -> 0.630 / 0.593; compound sides 0.53-0.61 -> 0.60-0.66
+    // / 0.59-0.64 (N-d 1000x3x17x1001 axes 3,0,2,1 0.532 -> 0.644 / 0.609). Hence 512-thread tiles on plain
+    // sides with at least shift8_wide_reach_min_tile_rows of their tile rows (64 x 1024 x 1001 has 5), 256-thread
+    // ones on compound sides and fewer rows.
+    constexpr std::int64_t shift8_wide_reach_min_tile_rows = 8;
+    const bool units_take_it = !compound && g.rows * g.cols * g.batch_count() <= units_narrow_max_bytes &&
+                               units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill;
+    if (!few_tiles16 && !units_take_it) {
+      if (!compound && wide8_tile_rows >= shift8_wide_reach_min_tile_rows)
+        return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
+      return launch_tiles8<1, true>(p, compound, stream, !compound && g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
+    }
   }
   // Large aligned problems of 2-, 4- and 8-byte units whose vec16 tiles are mostly full: bulk16, the same tiles
   // each staged by one tensor copy, in panel order (tuning/bulk.hpp; try_launch_bulk16 checks the alignment).

@@ -12,7 +12,7 @@
 //   Edge tiles take the same path with per-vector bounds checks (block-uniform `full` flag).
 //   grid: 1-D, one tile per block (a grid-stride loop covers > 2^31 - 1 tiles); block: policy threads.
 //
-// * shift16<UnitBytes> (UnitBytes in {1, 2, 4, 8, 16}): vec16's micro-tiles when pointers or pitches are not
+// * shift16<UnitBytes> (UnitBytes in {2, 4, 8, 16}): vec16's micro-tiles when pointers or pitches are not
 //   16-byte aligned (8191 x 8193, shifted views). Aligned 16-byte loads are realigned per row in registers
 //   (a shuffle from the next lane + funnel shifts), and output rows are written on the output's 16-byte grid,
 //   split between tiles that overlap by one micro-tile (see the kernel). grid: 1-D over tiles.
@@ -1087,13 +1087,14 @@ __device__ __forceinline__ void shift16_tiles(const transpose2d_params& p) {
     auto row_in = [&](int row) -> std::int64_t { return Compound ? side_off[row] : row * p.in_ld; };
     auto col_out = [&](int c) -> std::int64_t { return Compound ? side_off[S::tile_rows + c] : c * p.out_ld; };
 
-    // Interior tiles of plain problems take a branch-free path (as shift8's, see transpose2d_tile8_kernel),
-    // except for 1-byte units (shift16<1> runs the batches shift8 does not take; u8 N-d 2336 x 478 x 481 lost
-    // 0.705 -> 0.685 with it). H100, same call, general -> branch-free (fp16 through the 3-block build, see
-    // the dispatcher): fp16 4097 x 3001 0.869 -> 0.931, 8191 x 8193 0.910 -> 0.922, 7919 x 7907 0.910 ->
-    // 0.926, 2047 x 2049 0.868 -> 0.920, 1001 x 65537 0.893 -> 0.921, 16 x 2001 x 2003 0.916 -> 0.938; fp32
-    // +0.01-0.02; fp64, c128 unchanged.
-    const bool fast = UnitBytes >= 2 && !Compound && full && inside && !first && !last;
+    // Interior tiles of plain problems take a branch-free path (as shift8's, see transpose2d_tile8_kernel).
+    // H100, same call, general -> branch-free (fp16 through the 3-block build, see the dispatcher): fp16 4097 x
+    // 3001 0.869 -> 0.931, 8191 x 8193 0.910 -> 0.922, 7919 x 7907 0.910 -> 0.926, 2047 x 2049 0.868 -> 0.920,
+    // 1001 x 65537 0.893 -> 0.921, 16 x 2001 x 2003 0.916 -> 0.938; fp32 +0.01-0.02; fp64, c128 unchanged.
+    // (1-byte units, which shift8 takes since the thirty-fourth session, had lost with it: u8 N-d 2336 x 478 x
+    // 481 0.705 -> 0.685.)
+    static_assert(UnitBytes >= 2, "misaligned 1-byte units take shift8");
+    const bool fast = !Compound && full && inside && !first && !last;
 
     // 1. global -> registers, realigned. Lanes mj = 0..MC-1 of a row group are consecutive lanes of a warp.
     std::uint32_t v[P][V][4];
@@ -1187,9 +1188,9 @@ __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads)
   shift16_tiles<UnitBytes, Compound, Policy>(p);
 }
 
-/// shift16 built for MinBlocks resident blocks an SM (registers <= 65536 / (threads x MinBlocks)): 1-byte units
-/// for problems whose tiles then fit one wave, and every plain 2-byte problem (dispatch/transpose2d.cu). A bound on the default kernel instead would change
-/// its register choice on every problem (an explicit minimum of 1 block let 1-byte units take 205 registers).
+/// shift16 built for MinBlocks resident blocks an SM (registers <= 65536 / (threads x MinBlocks)): every plain
+/// 2-byte problem (dispatch/transpose2d.cu). A bound on the default kernel instead would change its register
+/// choice on every problem.
 template <int UnitBytes, int MinBlocks, class Policy = transpose2d_shift16_policy<UnitBytes>>
 __global__ void __launch_bounds__(vec16_shape<UnitBytes, Policy>::threads, MinBlocks)
     transpose2d_shift16_bounded_kernel(const transpose2d_params p) {

@@ -56,9 +56,6 @@ struct transpose2d_shift16_policy : transpose2d_vec16_policy<UnitBytes> {};
 // Other unit sizes measured best with vec16's shapes (u8 8 x 16 and 16 x 8 micro-tiles, fp16 8 x 16,
 // fp32 16 x 32 x 2: equal or worse; forcing 6 resident u8 blocks with __launch_bounds__ (168 registers
 // instead of ~205, a little spilling): mixed, +0.05 on 8191 x 8193, -0.04 on 4097 x 3001).
-/// shift16 for 1-byte units when its tiles fit one wave at this many blocks an SM: a build of the kernel
-/// limited to 65536 / (64 x 8) = 128 registers a thread (dispatch/transpose2d.cu).
-inline constexpr int shift16_u8_wave_blocks = 8;
 /// shift16 for 2-byte units, always built for this many blocks an SM (<= 85 registers; 79, no spill): its
 /// branch-free interior path took the default build from 72 to 116 registers (2 blocks an SM), and fp16
 /// 8191 x 8193 from 0.910 to 0.893 of memcpy (H100, same call, 2026-11-26).
