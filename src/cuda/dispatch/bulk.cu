@@ -57,12 +57,9 @@ struct kernel_facts {
 template <class Kernel>
 kernel_facts facts_of(Kernel kernel, int threads) {
   kernel_facts f;
-  int n = 0;
-  if (!built_with_tensor_copies(reinterpret_cast<const void*>(kernel)) ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, threads, 0) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return f;
-  }
+  if (!built_with_tensor_copies(reinterpret_cast<const void*>(kernel))) return f;
+  const int n = resident_blocks(kernel, threads, 0);
+  if (n == 0) return f;
   f.tensor_copies = true;
   f.blocks_per_sm = std::max(n, 1);
   return f;
@@ -73,7 +70,8 @@ template <int UnitBytes, int TR, int TCu, int OutAlign, class Kernel>
 bool try_launch(Kernel kernel, int threads, const transpose2d_params& p, const device_info& dev, bool compound,
                 cudaStream_t stream, status& launched, const char* what) {
   if (dev.cc_major < 9 || compound || p.batch.rank > 1) return false;
-  static const kernel_facts facts = facts_of(kernel, threads);  // one kernel per instantiation of this function
+  static per_device<kernel_facts> facts_per_device;  // one kernel per instantiation of this function
+  const kernel_facts facts = facts_per_device.get(dev.ordinal, [&] { return facts_of(kernel, threads); });
   if (!facts.tensor_copies) return false;
   const std::int64_t batch = p.batch.rank == 1 ? static_cast<std::int64_t>(p.batch.extent[0].divisor) : 1;
   const std::int64_t in_batch_stride = p.batch.rank == 1 ? p.batch.in_stride[0] : p.in_ld * p.rows;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cuda/dispatch/per_device.hpp"
 #include "cuda/index_math.hpp"
 #include "xpose/plan.hpp"
 #include "xpose/status.hpp"
@@ -29,6 +30,18 @@ inline unsigned grid_for(std::int64_t tiles) { return static_cast<unsigned>(tile
 
 /// The current device's facts (thread-safe, cached).
 status current_device(device_info& out);
+
+/// Resident blocks an SM of `kernel` launched with `threads` threads and `smem` dynamic bytes on the current
+/// device; 0 when the runtime cannot say (its error cleared).
+template <class Kernel>
+int resident_blocks(Kernel kernel, int threads, std::size_t smem) {
+  int blocks = 0;
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, smem) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return blocks;
+}
 
 /// cuda_error status naming `what` and the runtime's message; clears the sticky-free error state.
 status cuda_failure(cudaError_t err, const char* what);

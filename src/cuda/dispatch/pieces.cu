@@ -27,14 +27,9 @@ status launch(transpose2d_params p, const device_info& dev, cudaStream_t stream)
   if (status s = allow_dynamic_smem(kernel, S::smem_bytes, "transpose2d_pieces smem"); !s) return s;
   // A block loops over tiles with two buffers (the next tile loads while this one is permuted and stored), so
   // the grid is the resident blocks.
-  static const int resident = [&] {
-    int blocks = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, S::threads, S::smem_bytes) != cudaSuccess) {
-      (void)cudaGetLastError();
-      blocks = 0;
-    }
-    return std::max(blocks, 1);
-  }();
+  static per_device<int> resident_per_device;
+  const int resident = std::max(
+      1, resident_per_device.get(dev.ordinal, [&] { return resident_blocks(kernel, S::threads, S::smem_bytes); }));
   const std::int64_t blocks = std::min<std::int64_t>(p.tiles_total, std::int64_t{resident} * dev.sm_count);
   kernel<<<grid_for(blocks), S::threads, S::smem_bytes, stream>>>(p);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return cuda_failure(e, "transpose2d_pieces launch");

@@ -23,15 +23,10 @@ status launch(transpose2d_params p, bool out_aligned16, const device_info& dev, 
   if (out_aligned16) {
     // Tiles of outputs on the 16-byte grid prefetch the input of the tile half a wave of resident blocks on
     // into L2 (pixel48_policy::prefetch_waves).
-    static const int resident = [] {
-      int blocks = 0;
-      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, transpose2d_pixel48_kernel<UnitBytes, true>, S::threads,
-                                                        S::smem_bytes) != cudaSuccess) {
-        (void)cudaGetLastError();
-        blocks = 0;
-      }
-      return blocks;
-    }();
+    static per_device<int> resident_per_device;
+    const int resident = resident_per_device.get(dev.ordinal, [] {
+      return resident_blocks(transpose2d_pixel48_kernel<UnitBytes, true>, S::threads, S::smem_bytes);
+    });
     p.prefetch_ahead = static_cast<std::int64_t>(resident * pixel48_policy::prefetch_waves * dev.sm_count);
   }
   // Outputs on the 16-byte grid (RGB8 3840 x 2160: rows of 6480 bytes) stage no halo rows. H100, same call:

@@ -1,0 +1,34 @@
+// A value a CUDA launcher computes once per device (occupancy, a kernel's build facts): plain C++, so that host
+// tests need no CUDA headers (tests/host/test_per_device.cpp).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <mutex>
+#include <optional>
+
+namespace xpose::detail {
+
+/// Kept by a launcher as a function-local static: occupancy and build facts differ between the GPUs one process
+/// may drive, so a single static value (computed on whichever device came first) would be wrong on the others.
+/// Ordinals outside [0, max_devices) are computed on every call, never stored. Thread-safe.
+template <class T>
+class per_device {
+ public:
+  static constexpr int max_devices = 64;
+
+  template <class Compute>
+  T get(int ordinal, Compute&& compute) {
+    if (ordinal < 0 || ordinal >= max_devices) return compute();
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::optional<T>& slot = values_[static_cast<std::size_t>(ordinal)];
+    if (!slot) slot = compute();
+    return *slot;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::array<std::optional<T>, max_devices> values_{};
+};
+
+}  // namespace xpose::detail
