@@ -292,6 +292,9 @@ TEST(Transpose2d, MisalignedBytesThatShift16HadTakeShift8) {
   check(problem{{36, 1000, 601}, {0, 2, 1}, 1, {}, {1008 * 601 + 16, 1008, 1}}, 7, 0);  // pitched output
   check(problem{{30, 3, 251, 1001}, {3, 0, 2, 1}, 1, {}, {}}, 1, 0);  // compound sides
   check(problem{{5, 3, 101, 333}, {3, 0, 2, 1}, 1, {}, {}});          // compound sides, 0.5 MB
+  // Branch-free interior tiles of 256 threads on problems of > 16 MiB (output off the 16-byte grid).
+  check(problem{{16, 1001, 1201}, {0, 2, 1}, 1, {}, {}}, 0, 1);
+  check(problem{{3, 2049, 3001}, {0, 2, 1}, 1, {}, {2051 * 3001 + 7, 2051, 1}}, 5, 0);
 }
 
 TEST(Transpose2d, BatchedHalfMatricesWithEightByteAlignedRows) {

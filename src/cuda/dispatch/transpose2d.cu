@@ -18,7 +18,7 @@
 //     (512-thread tiles from 48 MiB);
 //   otherwise, output not 16-byte aligned, <= one tile row an SM when row tiles go first -> shift8
 //     (512-thread tiles for single matrices of > 16 MiB with >= 12 tile rows, or >= 48 MiB and not wide;
-//     branch-free interior tiles there and in 256-thread tiles up to 16 MiB);
+//     branch-free interior tiles on plain sides);
 //   otherwise, unless the units tiles take it (below)                           -> shift8 (512-thread tiles
 //     on plain sides of >= 8 tile rows, else 256)
 //   unit in {1,2,4,8,16} B, every base/pitch/batch stride 16-byte aligned,
@@ -755,15 +755,17 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
          (g.rows * g.cols > shift8_fast_max_bytes && wide8_tile_rows >= wide8_min_tile_rows));
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
       return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
-    // Interior tiles branch-free (launch_tiles8's fast) in the 512-thread tiles always, in the 256-thread ones
-    // only for problems of <= 16 MiB. H100, same call, general -> branch-free: 512 threads, u8 8191 x 8193
-    // 0.826 -> 0.894, 7919 x 7907 0.834 -> 0.903, 12007 x 5003 0.824 -> 0.885, 16383 x 16385 0.823 -> 0.881;
-    // 256 threads, 4097 x 3001 0.89 -> 0.94, 2047 x 2049 0.935 -> 0.982, 1999 x 3001 0.946 -> 1.006, but
-    // larger ones lost with either half (loads or stores) alone, on the same DRAM traffic and 25 % fewer
-    // instructions (issue 68 % -> 50 %): 4097 x 8193 0.860 -> 0.784, 1001 x 65537 0.807 -> 0.702, batches
-    // 16 x 2001 x 2003 0.848 -> 0.740, 5003 x 4999 (25 MB) 0.884 -> 0.836. Why is open (docs/perf-notes.md).
-    if (!few_tiles16 && !out_aligned16 && shift8_rows)
-      return launch_tiles8<1, true>(p, compound, stream, g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
+    // Interior tiles branch-free (launch_tiles8's fast) on plain sides, in the 512- and the 256-thread tiles.
+    // H100, same call, general -> branch-free: 512 threads, u8 8191 x 8193 0.826 -> 0.894, 7919 x 7907 0.834 ->
+    // 0.903, 12007 x 5003 0.824 -> 0.885, 16383 x 16385 0.823 -> 0.881; 256 threads, 4097 x 3001 0.89 -> 0.94,
+    // 2047 x 2049 0.935 -> 0.982, 1999 x 3001 0.946 -> 1.006, but on the H100 larger ones lost with either half
+    // (loads or stores) alone, on the same DRAM traffic and 25 % fewer instructions (issue 68 % -> 50 %): 4097 x
+    // 8193 0.860 -> 0.784, 1001 x 65537 0.807 -> 0.702, batches 16 x 2001 x 2003 0.848 -> 0.740, 5003 x 4999 (25
+    // MB) 0.884 -> 0.836, so the 256-thread tiles took them only up to 16 MiB there. On the H200 they win at any
+    // size (same call, 2 rounds, `h200-shift8-branch-free.txt`): 2049 x 16383 0.704 -> 0.818, 1001 x 65537 0.633
+    // -> 0.734, batches 16 x 2001 x 2003 0.674 -> 0.789, 64 x 1001 x 1003 0.603 -> 0.702, 228 x 620 x 475 0.571 ->
+    // 0.637, 8 x 3001 x 2999 0.666 -> 0.785, N-d 7084 x 202 x 375 0.546 -> 0.596; nothing lost more than 0.005.
+    if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream, !compound);
     // What the rules above leave (outputs on the 16-byte grid, tall matrices with row tiles first, compound
     // sides), beyond the plain problems the units tiles take (below): shift8 too, on the H200. The rules above
     // were measured on the H100, where shift16's 64-thread tiles (~168 registers, 18.75 % occupancy) still kept
@@ -781,7 +783,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     if (!few_tiles16 && !units_take_it) {
       if (!compound && wide8_tile_rows >= shift8_wide_reach_min_tile_rows)
         return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
-      return launch_tiles8<1, true>(p, compound, stream, !compound && g.rows * g.cols * g.batch_count() <= shift8_fast_max_bytes);
+      return launch_tiles8<1, true>(p, compound, stream, !compound);
     }
   }
   // Large aligned problems of 2-, 4- and 8-byte units whose vec16 tiles are mostly full: bulk16, the same tiles
