@@ -205,17 +205,23 @@ status launch_tiles16(transpose2d_params p, std::int64_t unit, bool compound, cu
   }
 }
 
-// vec8 / shift8 (1- and 2-byte units): vec16 / shift16's micro-tiles with 8-byte chunks.
-// fast: shift8's branch-free interior tiles (plain sides only).
+// vec8 / shift8 (1- and 2-byte units): vec16 / shift16's micro-tiles with 8-byte chunks. shift8 on plain sides
+// always runs its branch-free interior tiles (the kernel's Fast; launch_transpose2d's measurements), so its
+// general plain build is never launched, nor are its 512-thread tiles on compound sides (not built).
 template <int UnitBytes, bool Shift, class Policy = transpose2d_tile8_policy<UnitBytes>>
-status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream, bool fast = false) {
+status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
   using S = tile8_shape<UnitBytes, Policy>;
+  constexpr bool default_tiles = std::is_same_v<Policy, transpose2d_tile8_policy<UnitBytes>>;
   set_tiles(p, Shift ? S::shift_step_rows : S::tile_rows, Shift ? S::shift_step_cols : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
-  if (compound) transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
-  else if (!fast) transpose2d_tile8_kernel<UnitBytes, Shift, false, Policy><<<grid, S::threads, 0, stream>>>(p);
-  if constexpr (Shift)
-    if (!compound && fast) transpose2d_tile8_kernel<UnitBytes, true, false, Policy, true><<<grid, S::threads, 0, stream>>>(p);
+  if (compound) {
+    if constexpr (Shift && !default_tiles) return status(status_code::internal, "shift8's wide tiles on a compound side");
+    else transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
+  } else if constexpr (Shift) {
+    transpose2d_tile8_kernel<UnitBytes, true, false, Policy, true><<<grid, S::threads, 0, stream>>>(p);
+  } else {
+    transpose2d_tile8_kernel<UnitBytes, false, false, Policy><<<grid, S::threads, 0, stream>>>(p);
+  }
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess)
     return cuda_failure(e, Shift ? "transpose2d_shift8 launch" : "transpose2d_vec8 launch");
   return status::ok();
@@ -745,16 +751,16 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // with fewer tile rows they lose (2049 x 16383 0.866 -> 0.847, 1001 x 65537 0.804 -> 0.749).
     using wide8 = tile8_shape<1, transpose2d_tile8_wide_policy<1>>;
     constexpr std::int64_t wide8_step_rows = wide8::shift_step_rows;
-    constexpr std::int64_t shift8_fast_max_bytes = std::int64_t{16} << 20;
+    constexpr std::int64_t wide8_min_bytes = std::int64_t{16} << 20;
     constexpr std::int64_t wide8_min_tile_rows = 12;
     const std::int64_t wide8_tile_rows = ceil_div(g.rows, wide8_step_rows);
     const bool shift8_wide =
         !compound && g.batch_count() == 1 && (!p.rows_fastest || wide8_tile_rows <= dev.sm_count) &&
         ((g.rows * g.cols >= vec8_wide_min_bytes &&
           (g.rows >= g.cols || 2 * ceil_div(g.rows, shift8_u8_step_rows) > dev.sm_count)) ||
-         (g.rows * g.cols > shift8_fast_max_bytes && wide8_tile_rows >= wide8_min_tile_rows));
+         (g.rows * g.cols > wide8_min_bytes && wide8_tile_rows >= wide8_min_tile_rows));
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
-      return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
+      return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
     // Interior tiles branch-free (launch_tiles8's fast) on plain sides, in the 512- and the 256-thread tiles.
     // H100, same call, general -> branch-free: 512 threads, u8 8191 x 8193 0.826 -> 0.894, 7919 x 7907 0.834 ->
     // 0.903, 12007 x 5003 0.824 -> 0.885, 16383 x 16385 0.823 -> 0.881; 256 threads, 4097 x 3001 0.89 -> 0.94,
@@ -765,7 +771,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // size (same call, 2 rounds, `h200-shift8-branch-free.txt`): 2049 x 16383 0.704 -> 0.818, 1001 x 65537 0.633
     // -> 0.734, batches 16 x 2001 x 2003 0.674 -> 0.789, 64 x 1001 x 1003 0.603 -> 0.702, 228 x 620 x 475 0.571 ->
     // 0.637, 8 x 3001 x 2999 0.666 -> 0.785, N-d 7084 x 202 x 375 0.546 -> 0.596; nothing lost more than 0.005.
-    if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream, !compound);
+    if (!few_tiles16 && !out_aligned16 && shift8_rows) return launch_tiles8<1, true>(p, compound, stream);
     // What the rules above leave (outputs on the 16-byte grid, tall matrices with row tiles first, compound
     // sides), beyond the plain problems the units tiles take (below): shift8 too, on the H200. The rules above
     // were measured on the H100, where shift16's 64-thread tiles (~168 registers, 18.75 % occupancy) still kept
@@ -782,8 +788,8 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
                                units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill;
     if (!few_tiles16 && !units_take_it) {
       if (!compound && wide8_tile_rows >= shift8_wide_reach_min_tile_rows)
-        return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream, /*fast=*/true);
-      return launch_tiles8<1, true>(p, compound, stream, !compound);
+        return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
+      return launch_tiles8<1, true>(p, compound, stream);
     }
   }
   // Large aligned problems of 2-, 4- and 8-byte units whose vec16 tiles are mostly full: bulk16, the same tiles
