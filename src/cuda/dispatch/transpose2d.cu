@@ -215,7 +215,8 @@ status launch_tiles8(transpose2d_params p, bool compound, cudaStream_t stream) {
   set_tiles(p, Shift ? S::shift_step_rows : S::tile_rows, Shift ? S::shift_step_cols : S::tile_cols);
   const unsigned grid = grid_for(p.tiles_total);
   if (compound) {
-    if constexpr (Shift && !default_tiles) return status(status_code::internal, "shift8's wide tiles on a compound side");
+    if constexpr (Shift && !default_tiles)
+      return status(status_code::internal, "shift8's wide tiles on a compound side");
     else transpose2d_tile8_kernel<UnitBytes, Shift, true, Policy><<<grid, S::threads, 0, stream>>>(p);
   } else if constexpr (Shift) {
     transpose2d_tile8_kernel<UnitBytes, true, false, Policy, true><<<grid, S::threads, 0, stream>>>(p);
