@@ -10,8 +10,10 @@
 
 #include "cpu/batch_cursor.hpp"
 #include "cpu/copy_bytes.hpp"
+#include "cpu/cpu_features.hpp"
 #include "cpu/macrokernels.hpp"
 #include "cpu/threads.hpp"
+#include "cpu/tuning_cpu.hpp"
 
 namespace xpose::detail {
 
@@ -32,9 +34,10 @@ constexpr std::int64_t piece_bytes = std::int64_t{256} << 10;
 constexpr std::int64_t prefetch_ahead_bytes = 4096;
 
 // One run per batch item in [begin, end), all of `RunBytes` bytes (0 = `run_bytes`, known at run time).
+// `isa`: stream the runs' whole output lines with its non-temporal stores (rows_stream), else nullptr.
 template <std::int64_t RunBytes>
 void copy_runs(const plan_geometry& g, const unsigned char* in, unsigned char* out, std::int64_t run_bytes,
-               std::int64_t begin, std::int64_t end) {
+               std::int64_t begin, std::int64_t end, const isa_kernels* isa) {
   const std::int64_t wb = g.word_bytes;
   batch_cursor b(g, begin);
   // Runs of a line or more: the input lines of the run prefetch_ahead_bytes on prefetched (a second cursor).
@@ -49,10 +52,13 @@ void copy_runs(const plan_geometry& g, const unsigned char* in, unsigned char* o
     unsigned char* dst = out + b.out_offset() * wb;
     if constexpr (RunBytes > 0) {
       std::memcpy(dst, src, RunBytes);
+    } else if (isa != nullptr) {
+      stream_bytes(dst, src, run_bytes, true, *isa);
     } else {
       std::memcpy(dst, src, static_cast<std::size_t>(run_bytes));
     }
   }
+  if (isa != nullptr && isa->fence != nullptr) isa->fence();  // the streamed lines before the caller's join
 }
 
 }  // namespace
@@ -86,16 +92,18 @@ void cpu_rows(const plan_geometry& g, const void* in_v, void* out_v, int threads
   }
 
   const int nt = resolve_threads(threads, run_bytes * items, items);
+  const isa_kernels& isa = kernels_for(active_cpu_isa());
+  const isa_kernels* stream = rows_stream(run_bytes, run_bytes * items, host_caches()) ? &isa : nullptr;
   parallel_slices(items, nt, [&](std::int64_t begin, std::int64_t end) {
     switch (run_bytes) {
-      case 1: copy_runs<1>(g, in, out, run_bytes, begin, end); break;
-      case 2: copy_runs<2>(g, in, out, run_bytes, begin, end); break;
-      case 4: copy_runs<4>(g, in, out, run_bytes, begin, end); break;
-      case 8: copy_runs<8>(g, in, out, run_bytes, begin, end); break;
-      case 16: copy_runs<16>(g, in, out, run_bytes, begin, end); break;
-      case 32: copy_runs<32>(g, in, out, run_bytes, begin, end); break;
-      case 64: copy_runs<64>(g, in, out, run_bytes, begin, end); break;
-      default: copy_runs<0>(g, in, out, run_bytes, begin, end); break;
+      case 1: copy_runs<1>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 2: copy_runs<2>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 4: copy_runs<4>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 8: copy_runs<8>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 16: copy_runs<16>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 32: copy_runs<32>(g, in, out, run_bytes, begin, end, nullptr); break;
+      case 64: copy_runs<64>(g, in, out, run_bytes, begin, end, nullptr); break;
+      default: copy_runs<0>(g, in, out, run_bytes, begin, end, stream); break;
     }
   });
 }

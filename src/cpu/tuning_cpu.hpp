@@ -63,6 +63,30 @@ inline bool use_streaming(std::int64_t out_bytes, std::int64_t out_row_bytes, co
   return out_bytes >= caches.l2 && out_row_bytes >= 256;
 }
 
+/// Row gathers (macrokernel_rows.cpp: a permutation that keeps its fastest axis, each batch index one run of
+/// `run_bytes`) stream their runs' whole output lines with non-temporal stores, the partial lines at a run's
+/// ends stored plainly, when the output streams (use_streaming) and the runs are at least rows_stream_min_bytes
+/// long, or whole half-lines (a multiple of 32 bytes) from rows_stream_min_half_lines on. Plain stores read
+/// every output line first (write-allocate). Dev VM (2-core AMD EPYC, AVX-512), same call, 2-3 rounds, 1 / 2
+/// threads vs the non-temporal copy (benchmarks/results/cpu-rows-streamed-epyc.txt), plain -> streamed, fp32
+/// rows: 2 KiB 0.643 / 0.696 -> 0.635 / 0.762, 1252 B 0.568 / 0.680 -> 0.710 / 0.784, 608 B 0.531 / 0.616 ->
+/// 0.768 / 0.776, 1000 B 0.599 / 0.650 -> 0.752 / 0.787, 3000 B 0.549 / 0.639 -> 0.617 / 0.767, 256 B 0.528 /
+/// 0.568 -> 0.561 / 0.783, 160 B 0.536 / 0.621 -> 0.576 / 0.792, 224 B 0.559 / 0.606 -> 0.685 / 0.785; fp64 4
+/// KiB 0.566 / 0.722 -> 0.669 / 0.829, fp16 1100 B 0.572 / 0.657 -> 0.666 / 0.809, u8 512 B 0.579 / 0.636 ->
+/// 0.652 / 0.787. Shorter runs whose ends fall at other phases of the line lost, badly on one thread: 136 B
+/// 0.459 / 0.557 -> 0.231 / 0.412, 176 B 0.536 / 0.629 -> 0.297 / 0.522, 200 B 0.545 / 0.617 -> 0.285 / 0.500,
+/// 208 B 0.551 / 0.607 -> 0.337 / 0.600, 240 B 0.555 / 0.587 -> 0.387 / 0.676, 400 B 0.603 / 0.607 -> 0.549 /
+/// 0.778 (why is open: each run then ends in two partial lines at shifting phases); 96 and 128 B unchanged.
+/// (The thirtieth session's runs gathered through an L1 stage and streamed from it lost on one thread.)
+inline constexpr std::int64_t rows_stream_min_bytes = 512;
+inline constexpr std::int64_t rows_stream_min_half_lines = 128;
+inline bool rows_stream(std::int64_t run_bytes, std::int64_t out_bytes, const cpu_caches& caches) {
+  const bool long_runs = run_bytes >= rows_stream_min_bytes;
+  const bool half_lines = run_bytes >= rows_stream_min_half_lines && run_bytes % 32 == 0;
+  // The output is one range that the runs fill: its "rows" are as long as the runs together.
+  return (long_runs || half_lines) && use_streaming(out_bytes, std::max<std::int64_t>(run_bytes, 256), caches);
+}
+
 /// The policy for a plane of rows x cols units of `unit` bytes, with a micro-kernel block of
 /// block_r x block_c units.
 inline transpose_tuning choose_transpose_tuning(std::int64_t rows, std::int64_t cols, std::int64_t unit,

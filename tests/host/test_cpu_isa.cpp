@@ -241,6 +241,33 @@ TEST_P(CpuIsaLevel, MultiTileProblemsStreaming) {
       }
 }
 
+// Row gathers (a permutation that keeps its fastest axis) with streamed runs (rows_stream: runs of >= 512 bytes
+// or of whole half-lines from 128 on), streaming forced on: every output line whole inside a run written by the
+// level's non-temporal stores, the partial ones at each run's ends plainly; run lengths at every phase of the
+// line (and ones that do not stream), runs adjacent in the output and apart (a pitched output), views off the
+// line on both sides, 1 and 2 threads. The guards and the output's gaps must keep their poison.
+TEST_P(CpuIsaLevel, RowGathersStreamedAtEveryPhase) {
+  const std::uint64_t seed = xpose::test::announced_test_seed(default_seed);
+  std::mt19937_64 rng(seed);
+  const forced_level level(GetParam(), streaming_mode::always);
+  ASSERT_TRUE(level.ok());
+  int streamed = 0;
+  for (const std::int64_t run : {128, 160, 192, 200, 224, 512, 600, 1252, 2048, 136}) {
+    ASSERT_EQ(run % 4, 0);
+    streamed += xpose::detail::rows_stream(run, std::int64_t{1} << 30, xpose::detail::host_caches()) ? 1 : 0;
+    const std::int64_t n = run / 4;  // fp32 units a run
+    for (const auto& p : {problem{{7, 9, n}, {1, 0, 2}, 4, {}, {}},                                 // runs adjacent
+                          problem{{5, 3, 4, n}, {2, 0, 1, 3}, 4, {}, {}},
+                          problem{{6, 5, n}, {1, 0, 2}, 4, {}, {6 * (n + 3) + 1, n + 3, 1}}})  // pitched output
+      for (const int threads : {1, 2}) {
+        ASSERT_EQ(check(p, rng, static_cast<std::int64_t>(rng() % 64), static_cast<std::int64_t>(rng() % 64), threads), "")
+            << "run of " << run << " bytes";
+        ASSERT_EQ(check(p, rng, 0, 0, threads), "") << "run of " << run << " bytes";
+      }
+  }
+  EXPECT_EQ(streamed, 8) << "runs that stream (every one here but 136 and 200 bytes)";
+}
+
 // N-d permutations whose batch axes continue the planes' output rows, merged into them with packed input
 // tiles (macrokernel_transpose2d.cpp, row_merge): short output rows (3, 5, 64 units), input rows a multiple of
 // 4 KiB apart, several merged axes, a merged plane that is not a multiple of the block, a remaining batch
