@@ -762,7 +762,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
          (g.rows * g.cols > wide8_min_bytes && wide8_tile_rows >= wide8_min_tile_rows));
     if (!few_tiles16 && !out_aligned16 && shift8_wide)
       return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
-    // Interior tiles branch-free (launch_tiles8's fast) on plain sides, in the 512- and the 256-thread tiles.
+    // Interior tiles branch-free (transpose2d_tile8_kernel's Fast) on plain sides, 512- and 256-thread tiles alike.
     // H100, same call, general -> branch-free: 512 threads, u8 8191 x 8193 0.826 -> 0.894, 7919 x 7907 0.834 ->
     // 0.903, 12007 x 5003 0.824 -> 0.885, 16383 x 16385 0.823 -> 0.881; 256 threads, 4097 x 3001 0.89 -> 0.94,
     // 2047 x 2049 0.935 -> 0.982, 1999 x 3001 0.946 -> 1.006, but on the H100 larger ones lost with either half
