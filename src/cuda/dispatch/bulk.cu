@@ -61,7 +61,7 @@ kernel_facts facts_of(Kernel kernel, int threads) {
   const int n = resident_blocks(kernel, threads, 0);
   if (n == 0) return f;
   f.tensor_copies = true;
-  f.blocks_per_sm = std::max(n, 1);
+  f.blocks_per_sm = n;
   return f;
 }
 

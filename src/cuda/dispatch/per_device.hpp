@@ -5,13 +5,13 @@
 #include <array>
 #include <cstddef>
 #include <mutex>
-#include <optional>
 
 namespace xpose::detail {
 
 /// Kept by a launcher as a function-local static: occupancy and build facts differ between the GPUs one process
 /// may drive, so a single static value (computed on whichever device came first) would be wrong on the others.
-/// Ordinals outside [0, max_devices) are computed on every call, never stored. Thread-safe.
+/// Ordinals outside [0, max_devices) are computed on every call, never stored. Thread-safe; each slot is filled
+/// once (std::call_once), after which a launch reads it without taking a lock (get runs on every launch).
 template <class T>
 class per_device {
  public:
@@ -20,15 +20,14 @@ class per_device {
   template <class Compute>
   T get(int ordinal, Compute&& compute) {
     if (ordinal < 0 || ordinal >= max_devices) return compute();
-    std::lock_guard<std::mutex> lock(mutex_);
-    std::optional<T>& slot = values_[static_cast<std::size_t>(ordinal)];
-    if (!slot) slot = compute();
-    return *slot;
+    const auto i = static_cast<std::size_t>(ordinal);
+    std::call_once(filled_[i], [&] { values_[i] = compute(); });
+    return values_[i];
   }
 
  private:
-  std::mutex mutex_;
-  std::array<std::optional<T>, max_devices> values_{};
+  std::array<std::once_flag, max_devices> filled_;
+  std::array<T, max_devices> values_{};
 };
 
 }  // namespace xpose::detail

@@ -704,6 +704,15 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // 1024^2: 5.7 us vs 8.5 us as words; fp16 8 x 32 x 784: 4.9 vs 12.9 us).
   const bool few_tiles16 =
       unit == 1 && ceil_div(g.rows, 128) * ceil_div(g.cols, 128) * g.batch_count() * 2 < dev.sm_count;
+  // Whether the units tiles (one access a unit, below) take the problem: 4- and 8-byte units on their own grid
+  // but off the 16-byte one (compound sides too, better filled), 1- and 2-byte units on plain problems of up to
+  // units_narrow_max_bytes. The 1-byte rules below leave these problems to them.
+  const std::int64_t problem_bytes = g.rows * g.cols * g.batch_count() * unit;
+  const bool narrow_units = unit <= 2 && !compound && align % 16 != 0 && problem_bytes <= units_narrow_max_bytes;
+  const bool units_tiles =
+      (unit == 4 || unit == 8 || narrow_units) && align % static_cast<std::uint64_t>(unit) == 0 &&
+      (!compound || align % 16 != 0) &&
+      units_tiles_fill(g.rows, g.cols, unit) >= (compound ? units_compound_min_fill : units_min_fill);
   // 2-byte units on misaligned sides that shift16's tiles fit badly: gather16's flat tiles (u16_prefers_flat_gather).
   // 1-byte units lost with them (H100, u8 161[7*23] x 1900 compound 0.387 -> 0.317) and keep vec8 / shift8.
   if (unit == 2 && piece == 2 && align % 16 != 0 && g.rows >= 16 && g.cols >= 16 &&
@@ -785,9 +794,7 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
     // sides with at least shift8_wide_reach_min_tile_rows of their tile rows (64 x 1024 x 1001 has 5), 256-thread
     // ones on compound sides and fewer rows.
     constexpr std::int64_t shift8_wide_reach_min_tile_rows = 8;
-    const bool units_take_it = !compound && g.rows * g.cols * g.batch_count() <= units_narrow_max_bytes &&
-                               units_tiles_fill(g.rows, g.cols, unit) >= units_min_fill;
-    if (!few_tiles16 && !units_take_it) {
+    if (!few_tiles16 && !units_tiles) {
       if (!compound && wide8_tile_rows >= shift8_wide_reach_min_tile_rows)
         return launch_tiles8<1, true, transpose2d_tile8_wide_policy<1>>(p, compound, stream);
       return launch_tiles8<1, true>(p, compound, stream);
@@ -827,12 +834,9 @@ status launch_transpose2d(const plan_geometry& planned, const void* d_in, void* 
   // (tiles 56 % full: half the row tiles hold 8 of 64 rows) lost, 0.797 -> 0.618, hence units_compound_min_fill.
   // Compound sides on the 16-byte grid were not measured with them and go on to the kernels below, as before.
   // 1- and 2-byte units off the 16-byte grid too, plain problems of up to units_narrow_max_bytes
-  // (tuning/transpose2d.hpp): there the units tiles beat shift16 / shift8.
-  const std::int64_t problem_bytes = g.rows * g.cols * g.batch_count() * unit;
-  const bool narrow_units = unit <= 2 && !compound && align % 16 != 0 && problem_bytes <= units_narrow_max_bytes;
-  if ((unit == 4 || unit == 8 || narrow_units) && align % static_cast<std::uint64_t>(unit) == 0 &&
-      (!compound || align % 16 != 0) &&
-      units_tiles_fill(g.rows, g.cols, unit) >= (compound ? units_compound_min_fill : units_min_fill)) {
+  // (tuning/transpose2d.hpp): there the units tiles beat shift16 / shift8. (units_tiles: computed before the
+  // 1-byte rules, which leave these problems to this block.)
+  if (units_tiles) {
     // Every input row 4 bytes off the 8-byte grid (a view from an odd column of an aligned matrix: strides
     // that are multiples of 8 bytes, a base that is not) and the output on the 16-byte grid: units at any size,
     // where unit_pairs loads each row's first unit on its own. H200, same call, unit_pairs -> units: fp32 8192^2
